@@ -1,0 +1,14 @@
+#pragma once
+// Names of the data handed to Catalyst, shared with catalyst_scripts/ (TrivialProducer
+// registrationName) and the array names every output carries.
+namespace octoflow::adaptors {
+
+constexpr const char* kGridChannel = "grid";          // uniform vtkImageData
+constexpr const char* kTracersChannel = "tracers";    // vtkPolyData, vertex cells
+constexpr const char* kSurfaceChannel = "surface";    // GPU-extracted isosurface
+constexpr const char* kAmrChannel = "amr";            // octree (vtkNonOverlappingAMR)
+
+constexpr const char* kDensityArray = "density";
+constexpr const char* kVelocityArray = "velocity";
+
+}  // namespace octoflow::adaptors

@@ -1,0 +1,151 @@
+#include "RunCommand.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "Progress.hpp"
+#include "common/Error.hpp"
+#include "io/CaseFile.hpp"
+#include "lbm/UniformSolver.hpp"
+
+#if OCTOFLOW_HAVE_PARAVIEW
+#include "CatalystAdaptor.hpp"
+#include "ImageDataBuilder.hpp"
+#include "VtiSeriesWriter.hpp"
+#endif
+
+namespace octoflow::app {
+
+namespace {
+
+// Steps between checks of the clock: sized so that a chunk takes about this long.
+constexpr double kChunkSeconds = 0.2;
+
+io::CaseDescription loadWithOverrides(const RunOptions& options) {
+  io::CaseDescription description = io::loadCase(options.casePath);
+  if (options.steps < 0) throw InputError("--steps", "", "expected a positive integer, got " + std::to_string(options.steps));
+  if (options.steps > 0) description.steps = options.steps;
+  if (!options.outputDirectory.empty()) description.output.directory = options.outputDirectory;
+  for (const std::string& script : options.catalystScripts) {
+    if (!std::filesystem::is_regular_file(script))
+      throw InputError("--catalyst", script, "Catalyst script not found");
+    description.insitu.scripts.push_back(script);
+  }
+#if !OCTOFLOW_HAVE_PARAVIEW
+  if (!description.insitu.scripts.empty())
+    throw InputError(description.sourcePath, "insitu.scripts",
+                     "this build has no ParaView Catalyst (configure with OCTOFLOW_ENABLE_PARAVIEW=ON)");
+#endif
+  return description;
+}
+
+bool isMultiple(Index step, Index every) { return every > 0 && step % every == 0; }
+
+// Next step > `step` that is a multiple of `every` (or `last` when there is none before it).
+Index nextMultiple(Index step, Index every, Index last) {
+  if (every <= 0) return last;
+  return std::min(last, (step / every + 1) * every);
+}
+
+void printSummary(const io::CaseDescription& d, exec::Backend backend) {
+  const auto& e = d.lbm.extent;
+  std::fprintf(stderr, "octoflow: case '%s' (%s), %s %lldx%lldx%lld, tau %.4g (nu %.4g), %lld steps on %s\n",
+               d.name.c_str(), d.sourcePath.c_str(), lbm::latticeName(d.lbm.lattice), static_cast<long long>(e.nx),
+               static_cast<long long>(e.ny), static_cast<long long>(e.nz), d.lbm.tau,
+               lbm::viscosityFromTau(d.lbm.tau), static_cast<long long>(d.steps), exec::backendName(backend));
+}
+
+}  // namespace
+
+int validateCase(const std::string& casePath) {
+  const io::CaseDescription d = io::loadCase(casePath);
+  const auto& e = d.lbm.extent;
+  std::printf("%s: valid. case '%s', %s, %lldx%lldx%lld nodes, tau %.4g, %lld steps, output %s every %lld, %zu Catalyst script(s)\n",
+              casePath.c_str(), d.name.c_str(), lbm::latticeName(d.lbm.lattice), static_cast<long long>(e.nx),
+              static_cast<long long>(e.ny), static_cast<long long>(e.nz), d.lbm.tau, static_cast<long long>(d.steps),
+              d.output.directory.c_str(), static_cast<long long>(d.output.every), d.insitu.scripts.size());
+  return 0;
+}
+
+int runCase(const RunOptions& options) {
+  const io::CaseDescription description = loadWithOverrides(options);
+  const exec::Backend backend = exec::resolveBackend(options.backend);
+  if (!options.quiet) printSummary(description, backend);
+
+  const std::filesystem::path outputDirectory = description.output.directory;
+#if OCTOFLOW_HAVE_PARAVIEW
+  // Scripts load before anything is written: a broken script leaves no output behind.
+  std::unique_ptr<adaptors::CatalystAdaptor> catalyst;
+  if (!description.insitu.scripts.empty())
+    catalyst = std::make_unique<adaptors::CatalystAdaptor>(description.insitu.scripts,
+                                                           (outputDirectory / "catalyst").string());
+#else
+  if (!options.quiet)
+    std::fprintf(stderr, "octoflow: this build has no ParaView/VTK: no .vti files are written\n");
+#endif
+
+  lbm::UniformSolver solver(description.lbm, backend);
+  const Index totalSteps = description.steps;
+  const Index outputEvery = description.output.every;
+  const bool writeFields = !description.output.fields.empty();
+
+#if OCTOFLOW_HAVE_PARAVIEW
+  std::filesystem::create_directories(outputDirectory);
+  adaptors::VtiSeriesWriter writer(outputDirectory, description.name);
+  const Index insituEvery = catalyst ? description.insitu.every : 0;
+#else
+  const Index insituEvery = 0;
+#endif
+
+  // Everything that happens at a step boundary: offline files and in-situ pipelines.
+  auto handleStep = [&](Index step) {
+    const bool output = writeFields && (isMultiple(step, outputEvery) || step == totalSteps);
+    bool density = output && description.output.wants("density");
+    bool velocity = output && description.output.wants("velocity");
+#if OCTOFLOW_HAVE_PARAVIEW
+    adaptors::CatalystAdaptor::FieldRequest request;
+    if (isMultiple(step, insituEvery)) request = catalyst->request(step, static_cast<double>(step));
+    density = density || request.density;
+    velocity = velocity || request.velocity;
+    if (!output && !request.any) return;
+    const auto& fields = solver.fetchFields(density, velocity);
+    const float* densityValues = density ? fields.density.data() : nullptr;
+    const float* velocityValues = velocity ? fields.velocity.data() : nullptr;
+    if (output) {
+      auto image = adaptors::makeImageData(description.lbm.extent, description.output.wants("density") ? densityValues : nullptr,
+                                           description.output.wants("velocity") ? velocityValues : nullptr);
+      writer.write(step, static_cast<double>(step), image);
+    }
+    if (request.any)
+      catalyst->execute(step, static_cast<double>(step), description.lbm.extent, request.density ? densityValues : nullptr,
+                        request.velocity ? velocityValues : nullptr);
+#else
+    (void)density;
+    (void)velocity;
+#endif
+  };
+
+  Progress progress(totalSteps, solver.nodeCount(), !options.quiet);
+  handleStep(0);
+  Index chunk = 1;
+  while (solver.step() < totalSteps) {
+    const Index step = solver.step();
+    Index target = std::min(totalSteps, step + chunk);
+    if (writeFields) target = std::min(target, nextMultiple(step, outputEvery, totalSteps));
+    target = std::min(target, nextMultiple(step, insituEvery, totalSteps));
+    solver.advance(target - step);
+    handleStep(solver.step());
+    progress.update(solver.step());
+    const double rate = progress.stepsPerSecond(solver.step());
+    chunk = std::max<Index>(1, static_cast<Index>(rate * kChunkSeconds));
+  }
+  progress.finish(solver.step());
+#if OCTOFLOW_HAVE_PARAVIEW
+  if (!options.quiet && writeFields) std::fprintf(stderr, "octoflow: wrote %s\n", writer.seriesPath().c_str());
+#endif
+  return 0;
+}
+
+}  // namespace octoflow::app

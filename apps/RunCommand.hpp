@@ -1,0 +1,23 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "exec/Backend.hpp"
+
+namespace octoflow::app {
+
+struct RunOptions {
+  std::string casePath;
+  exec::BackendChoice backend = exec::BackendChoice::Auto;
+  long long steps = 0;              // 0: the case's steps
+  std::string outputDirectory;      // empty: the case's
+  std::vector<std::string> catalystScripts;  // added to the case's [insitu] scripts
+  bool quiet = false;
+};
+
+// Runs a case end to end: solver, offline VTK series, Catalyst. Returns the exit code.
+int runCase(const RunOptions& options);
+// Parses and checks a case without running it; prints a summary.
+int validateCase(const std::string& casePath);
+
+}  // namespace octoflow::app

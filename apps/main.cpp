@@ -1,0 +1,137 @@
+// The `octoflow` command line program.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "LbmBenchmark.hpp"
+#include "RunCommand.hpp"
+#include "common/Error.hpp"
+#include "exec/Backend.hpp"
+#include "lbm/Lattice.hpp"
+
+#if OCTOFLOW_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace {
+
+using namespace octoflow;
+
+// User errors exit with 2 (as bad flags do); faults of the program or machine with 1.
+constexpr int kExitInputError = 2;
+constexpr int kExitFailure = 1;
+
+int printInfo() {
+  std::printf("octoflow %s\n", OCTOFLOW_VERSION);
+  std::printf("build: CUDA %s, MPI %s, ParaView %s\n", exec::cudaCompiled() ? "on" : "off",
+              OCTOFLOW_HAVE_MPI ? "on" : "off", OCTOFLOW_HAVE_PARAVIEW ? "on (" OCTOFLOW_PARAVIEW_VERSION ")" : "off");
+#if OCTOFLOW_HAVE_MPI
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  std::string firstLine(library, static_cast<std::size_t>(length));
+  firstLine = firstLine.substr(0, firstLine.find_first_of("\n,"));
+  std::printf("MPI: %s\n", firstLine.c_str());
+#endif
+  std::string whyNone;
+  const auto devices = exec::cudaDevices(&whyNone);
+  if (devices.empty()) std::printf("CUDA devices: none (%s)\n", whyNone.c_str());
+  for (const auto& d : devices)
+    std::printf("CUDA device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB total, %.1f GiB free\n", d.index,
+                d.name.c_str(), d.computeMajor, d.computeMinor, d.multiprocessors, d.totalBytes / 1073741824.0,
+                d.freeBytes / 1073741824.0);
+  std::printf("default backend: %s\n", exec::backendName(exec::resolveBackend(exec::BackendChoice::Auto)));
+  return 0;
+}
+
+lbm::LatticeKind parseLattice(const std::string& text) {
+  for (auto kind : {lbm::LatticeKind::D2Q9, lbm::LatticeKind::D3Q19, lbm::LatticeKind::D3Q27})
+    if (text == lbm::latticeName(kind)) return kind;
+  throw InputError("--lattice", "", "expected D2Q9, D3Q19 or D3Q27, got '" + text + "'");
+}
+
+int runCli(int argc, char** argv) {
+  CLI::App cli{"octoflow: GPU lattice Boltzmann with in-situ visualisation in ParaView"};
+  cli.set_version_flag("--version", std::string("octoflow ") + OCTOFLOW_VERSION);
+  cli.require_subcommand(1);
+
+  app::RunOptions run;
+  std::string backendText = "auto";
+  auto* runCommand = cli.add_subcommand("run", "Run a case file");
+  runCommand->add_option("case", run.casePath, "Case file (TOML, see docs/CASES.md)")->required();
+  runCommand->add_option("--backend", backendText, "auto | cuda | cpu (auto: CUDA when a GPU is present)");
+  runCommand->add_option("--steps", run.steps, "Override the case's step count");
+  runCommand->add_option("--output", run.outputDirectory, "Override the output directory");
+  runCommand->add_option("--catalyst", run.catalystScripts, "Add a Catalyst script (repeatable)");
+  runCommand->add_flag("--quiet", run.quiet, "No progress or summary on stderr");
+
+  std::string validatePath;
+  auto* validateCommand = cli.add_subcommand("validate", "Parse and check a case file without running it");
+  validateCommand->add_option("case", validatePath, "Case file")->required();
+
+  auto* infoCommand = cli.add_subcommand("info", "Version, build options, CUDA devices, ParaView/MPI");
+
+  auto* benchCommand = cli.add_subcommand("bench", "Benchmarks that print figures");
+  benchCommand->require_subcommand(1);
+  auto* benchLbm = benchCommand->add_subcommand("lbm", "Uniform LBM MLUPS vs the measured copy bandwidth");
+  std::string latticeText = "D3Q19", benchBackendText = "auto";
+  long long benchSize = 0, benchSteps = 0;
+  bool json = false;
+  benchLbm->add_option("--lattice", latticeText, "D2Q9 | D3Q19 | D3Q27");
+  benchLbm->add_option("--size", benchSize, "Nodes per axis (default 256 on CUDA, 64 on CPU; D2Q9 4096/512)");
+  benchLbm->add_option("--steps", benchSteps, "Timed steps (default: about one second)");
+  benchLbm->add_option("--backend", benchBackendText, "auto | cuda | cpu");
+  benchLbm->add_flag("--json", json, "One JSON object instead of text");
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::Success& success) {
+    return cli.exit(success);
+  } catch (const CLI::ParseError& error) {
+    cli.exit(error);
+    return kExitInputError;
+  }
+
+  if (*runCommand) {
+    run.backend = exec::parseBackendChoice(backendText, "--backend");
+    return app::runCase(run);
+  }
+  if (*validateCommand) return app::validateCase(validatePath);
+  if (*infoCommand) return printInfo();
+  if (*benchLbm) {
+    bench::LbmBenchmarkOptions options;
+    options.lattice = parseLattice(latticeText);
+    options.backend = exec::resolveBackend(exec::parseBackendChoice(benchBackendText, "--backend"));
+    if (benchSize < 0) throw InputError("--size", "", "expected a positive integer");
+    if (benchSteps < 0) throw InputError("--steps", "", "expected a positive integer");
+    options.size = benchSize;
+    options.steps = benchSteps;
+    const auto result = bench::runLbmBenchmark(options);
+    std::fputs((json ? bench::formatJson(result) : bench::formatText(result)).c_str(), stdout);
+    return 0;
+  }
+  return kExitInputError;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#if OCTOFLOW_HAVE_MPI
+  MPI_Init(&argc, &argv);
+#endif
+  int code = kExitFailure;
+  try {
+    code = runCli(argc, argv);
+  } catch (const InputError& error) {
+    std::fprintf(stderr, "octoflow: error: %s\n", error.what());
+    code = kExitInputError;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "octoflow: failed: %s\n", error.what());
+    code = kExitFailure;
+  }
+#if OCTOFLOW_HAVE_MPI
+  MPI_Finalize();
+#endif
+  return code;
+}

@@ -1,0 +1,36 @@
+#pragma once
+// `octoflow bench lbm`: lattice updates per second of the uniform solver on a periodic box,
+// quoted against the copy bandwidth measured in the same process.
+#include <string>
+
+#include "exec/Backend.hpp"
+#include "lbm/Lattice.hpp"
+
+namespace octoflow::bench {
+
+struct LbmBenchmarkOptions {
+  lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;
+  exec::Backend backend = exec::Backend::Cpu;
+  long long size = 0;   // nodes per axis; 0 = 256 on CUDA, 64 on CPU (D2Q9: 4096 / 512)
+  long long steps = 0;  // 0 = enough for about a second of work
+};
+
+struct LbmBenchmarkResult {
+  std::string lattice;
+  std::string backend;
+  std::string device;
+  long long nx = 0, ny = 0, nz = 0;
+  long long steps = 0;
+  double seconds = 0.0;
+  double mlups = 0.0;
+  double bytesPerUpdate = 0.0;        // 2 Q 4: each population read once and written once
+  double effectiveBytesPerSecond = 0.0;
+  double copyBytesPerSecond = 0.0;    // measured copy bandwidth (read + write)
+  double fractionOfCopy = 0.0;        // effective / copy: the memory roofline fraction
+};
+
+LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options);
+std::string formatText(const LbmBenchmarkResult& result);
+std::string formatJson(const LbmBenchmarkResult& result);
+
+}  // namespace octoflow::bench

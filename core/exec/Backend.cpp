@@ -1,0 +1,65 @@
+#include "exec/Backend.hpp"
+
+#include "common/Error.hpp"
+
+#if OCTOFLOW_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace octoflow::exec {
+
+const char* backendName(Backend backend) { return backend == Backend::Cuda ? "cuda" : "cpu"; }
+
+BackendChoice parseBackendChoice(const std::string& text, const std::string& source) {
+  if (text == "auto") return BackendChoice::Auto;
+  if (text == "cpu") return BackendChoice::Cpu;
+  if (text == "cuda") return BackendChoice::Cuda;
+  throw InputError(source, "", "expected auto, cpu or cuda, got '" + text + "'");
+}
+
+bool cudaCompiled() { return OCTOFLOW_HAVE_CUDA != 0; }
+
+std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone) {
+  std::vector<CudaDeviceInfo> devices;
+#if OCTOFLOW_HAVE_CUDA
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    if (whyNone) *whyNone = std::string("CUDA reports ") + cudaGetErrorString(status);
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return devices;
+  }
+  for (int index = 0; index < count; ++index) {
+    cudaDeviceProp properties{};
+    if (cudaGetDeviceProperties(&properties, index) != cudaSuccess) continue;
+    CudaDeviceInfo info;
+    info.index = index;
+    info.name = properties.name;
+    info.computeMajor = properties.major;
+    info.computeMinor = properties.minor;
+    info.totalBytes = properties.totalGlobalMem;
+    info.multiprocessors = properties.multiProcessorCount;
+    if (cudaSetDevice(index) == cudaSuccess) {
+      std::size_t freeBytes = 0, totalBytes = 0;
+      if (cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess) info.freeBytes = freeBytes;
+    }
+    devices.push_back(info);
+  }
+  if (count > 0) cudaSetDevice(0);
+  if (devices.empty() && whyNone) *whyNone = "no CUDA device found";
+#else
+  if (whyNone) *whyNone = "this build has no CUDA backend (configure with OCTOFLOW_ENABLE_CUDA=ON)";
+#endif
+  return devices;
+}
+
+Backend resolveBackend(BackendChoice choice, const std::string& source) {
+  if (choice == BackendChoice::Cpu) return Backend::Cpu;
+  std::string whyNone;
+  const bool haveDevice = !cudaDevices(&whyNone).empty();
+  if (choice == BackendChoice::Cuda && !haveDevice)
+    throw InputError(source, "cuda", "CUDA backend requested but unavailable: " + whyNone);
+  return haveDevice ? Backend::Cuda : Backend::Cpu;
+}
+
+}  // namespace octoflow::exec

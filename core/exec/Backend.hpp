@@ -1,0 +1,37 @@
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace octoflow::exec {
+
+// Where the solver runs. The CPU backend is the reference every CUDA path is checked against.
+enum class Backend { Cpu, Cuda };
+enum class BackendChoice { Auto, Cpu, Cuda };
+
+const char* backendName(Backend backend);
+
+// Parses "auto" | "cpu" | "cuda"; `source` names the flag or key for the error message.
+BackendChoice parseBackendChoice(const std::string& text, const std::string& source);
+
+// auto -> CUDA when a device is usable, else CPU. Asking for CUDA where there is none is an
+// InputError that says why (not compiled in, or the driver's own reason).
+Backend resolveBackend(BackendChoice choice, const std::string& source = "--backend");
+
+struct CudaDeviceInfo {
+  int index = 0;
+  std::string name;
+  int computeMajor = 0;
+  int computeMinor = 0;
+  std::size_t totalBytes = 0;
+  std::size_t freeBytes = 0;
+  int multiprocessors = 0;
+};
+
+// True when this build has the CUDA backend compiled in.
+bool cudaCompiled();
+// The usable CUDA devices; empty with `whyNone` filled when there are none. Any CUDA error counts
+// as "no device" (without a GPU the runtime reports an insufficient driver, not zero devices).
+std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone = nullptr);
+
+}  // namespace octoflow::exec

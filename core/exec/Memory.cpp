@@ -1,0 +1,111 @@
+#include "exec/Memory.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "common/Error.hpp"
+
+#if OCTOFLOW_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "exec/cuda/CudaCheck.hpp"
+#endif
+
+namespace octoflow::exec {
+
+namespace {
+
+std::size_t availableHostBytes() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES);
+  const long pageSize = sysconf(_SC_PAGESIZE);
+  return pages > 0 && pageSize > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize) : 0;
+}
+
+[[noreturn]] void noCuda(const char* what) {
+  throw Error(std::string(what) + " needs the CUDA backend, which this build does not have");
+}
+
+}  // namespace
+
+const char* memorySpaceName(MemorySpace space) {
+  switch (space) {
+    case MemorySpace::Host: return "host";
+    case MemorySpace::Pinned: return "pinned host";
+    case MemorySpace::Device: return "GPU";
+  }
+  return "?";
+}
+
+void* allocateBytes(MemorySpace space, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (space == MemorySpace::Host) {
+    // 64-byte alignment: whole cache lines and AVX-512 vectors for the OpenMP loops.
+    void* pointer = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!pointer) throw OutOfMemoryError(memorySpaceName(space), bytes, availableHostBytes());
+    return pointer;
+  }
+#if OCTOFLOW_HAVE_CUDA
+  void* pointer = nullptr;
+  if (space == MemorySpace::Pinned) {
+    if (cudaMallocHost(&pointer, bytes) != cudaSuccess) {
+      cudaGetLastError();
+      throw OutOfMemoryError(memorySpaceName(space), bytes, availableHostBytes());
+    }
+    return pointer;
+  }
+  if (cudaMalloc(&pointer, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    std::size_t freeBytes = 0, totalBytes = 0;
+    cudaMemGetInfo(&freeBytes, &totalBytes);
+    throw OutOfMemoryError(memorySpaceName(space), bytes, freeBytes);
+  }
+  return pointer;
+#else
+  noCuda(memorySpaceName(space));
+#endif
+}
+
+void releaseBytes(MemorySpace space, void* pointer) noexcept {
+  if (!pointer) return;
+  if (space == MemorySpace::Host) {
+    std::free(pointer);
+    return;
+  }
+#if OCTOFLOW_HAVE_CUDA
+  if (space == MemorySpace::Pinned)
+    cudaFreeHost(pointer);
+  else
+    cudaFree(pointer);
+#endif
+}
+
+void copyBytes(void* destination, const void* source, std::size_t bytes) {
+  if (bytes == 0) return;
+#if OCTOFLOW_HAVE_CUDA
+  // With a device present, unified addressing lets cudaMemcpyDefault pick the direction.
+  static const bool haveDevice = !cudaDevices().empty();
+  if (haveDevice) {
+    OCTO_CUDA_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault));
+    return;
+  }
+#endif
+  std::memcpy(destination, source, bytes);
+}
+
+void fillZero(MemorySpace space, void* pointer, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (space != MemorySpace::Device) {
+    std::memset(pointer, 0, bytes);
+    return;
+  }
+#if OCTOFLOW_HAVE_CUDA
+  OCTO_CUDA_CHECK(cudaMemset(pointer, 0, bytes));
+#else
+  noCuda("clearing GPU memory");
+#endif
+}
+
+}  // namespace octoflow::exec

@@ -1,0 +1,362 @@
+#include "io/CaseFile.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/Error.hpp"
+
+namespace octoflow::io {
+
+namespace {
+
+std::string joinQuoted(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : ", ") + word;
+  return text;
+}
+
+std::string typeName(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::table: return "a table";
+    default: return "a date/time";
+  }
+}
+
+// Reads one case file, keeping the file name for every message it raises.
+class CaseReader {
+public:
+  CaseReader(const toml::table& root, std::string source) : root_(root), source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
+    throw InputError(source_, key, problem);
+  }
+
+  // Rejects keys a table does not know: a typo must not pass silently.
+  void checkKeys(const toml::table& table, const std::string& prefix, const std::vector<std::string>& known) const {
+    for (const auto& [key, value] : table) {
+      const std::string name(key.str());
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        fail(prefix.empty() ? name : prefix + "." + name,
+             "unknown key (expected one of: " + joinQuoted(known) + ")");
+    }
+  }
+
+  const toml::table* table(const std::string& name, bool required) const {
+    const toml::node* node = root_.get(name);
+    if (!node) {
+      if (required) fail(name, "missing table [" + name + "]");
+      return nullptr;
+    }
+    if (!node->is_table()) fail(name, "expected a table [" + name + "], got " + typeName(*node));
+    return node->as_table();
+  }
+
+  std::string string(const toml::table* table, const std::string& prefix, const std::string& key,
+                     const std::string* fallback) const {
+    const toml::node* node = table ? table->get(key) : nullptr;
+    if (!node) {
+      if (!fallback) fail(prefix + "." + key, "missing (expected a string)");
+      return *fallback;
+    }
+    if (!node->is_string()) fail(prefix + "." + key, "expected a string, got " + typeName(*node));
+    return node->as_string()->get();
+  }
+
+  double number(const toml::node& node, const std::string& key) const {
+    if (node.is_integer()) return static_cast<double>(node.as_integer()->get());
+    if (node.is_floating_point()) return node.as_floating_point()->get();
+    fail(key, "expected a number, got " + typeName(node));
+  }
+
+  Index integer(const toml::node& node, const std::string& key) const {
+    if (!node.is_integer()) fail(key, "expected an integer, got " + typeName(node));
+    return node.as_integer()->get();
+  }
+
+  const toml::array& array(const toml::node& node, const std::string& key, std::size_t minSize,
+                           std::size_t maxSize, const std::string& what) const {
+    const toml::array* values = node.as_array();
+    if (!values) fail(key, "expected an array of " + what + ", got " + typeName(node));
+    if (values->size() < minSize || values->size() > maxSize)
+      fail(key, "expected " + (minSize == maxSize ? std::to_string(minSize)
+                                                  : std::to_string(minSize) + " or " + std::to_string(maxSize)) +
+                    " " + what + ", got " + std::to_string(values->size()));
+    return *values;
+  }
+
+  std::vector<double> numbers(const toml::node& node, const std::string& key, std::size_t size) const {
+    std::vector<double> values;
+    for (const auto& element : array(node, key, size, size, "numbers")) values.push_back(number(element, key));
+    return values;
+  }
+
+  std::vector<std::string> strings(const toml::node& node, const std::string& key) const {
+    std::vector<std::string> values;
+    for (const auto& element : array(node, key, 0, 1u << 20, "strings")) {
+      if (!element.is_string()) fail(key, "expected an array of strings, found " + typeName(element));
+      values.push_back(element.as_string()->get());
+    }
+    return values;
+  }
+
+  const std::string& source() const { return source_; }
+  const toml::table& root() const { return root_; }
+
+private:
+  const toml::table& root_;
+  std::string source_;
+};
+
+lbm::Vector3 toVector(const std::vector<double>& values) {
+  lbm::Vector3 v;
+  v.x = values.size() > 0 ? static_cast<float>(values[0]) : 0.0f;
+  v.y = values.size() > 1 ? static_cast<float>(values[1]) : 0.0f;
+  v.z = values.size() > 2 ? static_cast<float>(values[2]) : 0.0f;
+  return v;
+}
+
+void readCaseTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("case", true);
+  reader.checkKeys(*table, "case", {"name", "solver", "steps"});
+  result.name = reader.string(table, "case", "name", nullptr);
+  if (result.name.empty() || !std::all_of(result.name.begin(), result.name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+      }))
+    reader.fail("case.name", "expected a non-empty name of letters, digits, '_' or '-' (it names output files), got '" +
+                                 result.name + "'");
+  const std::string lbmSolver = "lbm";
+  result.solver = reader.string(table, "case", "solver", &lbmSolver);
+  if (result.solver != "lbm") reader.fail("case.solver", "expected \"lbm\", got \"" + result.solver + "\"");
+  const toml::node* steps = table->get("steps");
+  if (!steps) reader.fail("case.steps", "missing (expected a positive integer)");
+  result.steps = reader.integer(*steps, "case.steps");
+  if (result.steps <= 0) reader.fail("case.steps", "expected a positive integer, got " + std::to_string(result.steps));
+}
+
+void readLbmTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("lbm", true);
+  reader.checkKeys(*table, "lbm", {"lattice", "collision", "tau", "viscosity", "body_force"});
+  const std::string lattice = reader.string(table, "lbm", "lattice", nullptr);
+  if (lattice == "D2Q9")
+    result.lbm.lattice = lbm::LatticeKind::D2Q9;
+  else if (lattice == "D3Q19")
+    result.lbm.lattice = lbm::LatticeKind::D3Q19;
+  else if (lattice == "D3Q27")
+    result.lbm.lattice = lbm::LatticeKind::D3Q27;
+  else
+    reader.fail("lbm.lattice", "expected \"D2Q9\", \"D3Q19\" or \"D3Q27\", got \"" + lattice + "\"");
+  result.dimensions = lbm::latticeDimensions(result.lbm.lattice);
+
+  const std::string bgk = "bgk";
+  const std::string collision = reader.string(table, "lbm", "collision", &bgk);
+  if (collision != "bgk") reader.fail("lbm.collision", "expected \"bgk\", got \"" + collision + "\"");
+
+  const toml::node* tau = table->get("tau");
+  const toml::node* viscosity = table->get("viscosity");
+  if (tau && viscosity) reader.fail("lbm.viscosity", "give either tau or viscosity, not both");
+  if (!tau && !viscosity) reader.fail("lbm.tau", "missing (expected a number > 0.5, or lbm.viscosity > 0)");
+  if (tau) {
+    const double value = reader.number(*tau, "lbm.tau");
+    if (!(value > 0.5) || !std::isfinite(value))
+      reader.fail("lbm.tau", "expected a number > 0.5 (viscosity (tau - 1/2)/3 must be positive), got " +
+                                 std::to_string(value));
+    result.lbm.tau = static_cast<float>(value);
+  } else {
+    const double value = reader.number(*viscosity, "lbm.viscosity");
+    if (!(value > 0.0) || !std::isfinite(value))
+      reader.fail("lbm.viscosity", "expected a positive number (lattice units), got " + std::to_string(value));
+    result.lbm.tau = static_cast<float>(lbm::tauFromViscosity(value));
+  }
+  if (const toml::node* force = table->get("body_force"))
+    result.lbm.acceleration = toVector(reader.numbers(*force, "lbm.body_force", result.dimensions));
+}
+
+void readDomainTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("domain", true);
+  reader.checkKeys(*table, "domain", {"size", "periodic"});
+  const toml::node* size = table->get("size");
+  if (!size) reader.fail("domain.size", "missing (expected an array of " + std::to_string(result.dimensions) + " sizes)");
+  const auto& sizes = reader.array(*size, "domain.size", 2, 3, "positive integers");
+  if (static_cast<int>(sizes.size()) != result.dimensions)
+    reader.fail("domain.size", std::string("lattice ") + lbm::latticeName(result.lbm.lattice) + " needs " +
+                                   std::to_string(result.dimensions) + " sizes, got " + std::to_string(sizes.size()));
+  Index extent[3] = {1, 1, 1};
+  for (int axis = 0; axis < result.dimensions; ++axis) {
+    extent[axis] = reader.integer(sizes[axis], "domain.size");
+    if (extent[axis] <= 0)
+      reader.fail("domain.size", "expected positive integers, got " + std::to_string(extent[axis]));
+  }
+  result.lbm.extent = Extent{extent[0], extent[1], extent[2]};
+  bool periodic[3] = {false, false, result.dimensions == 2};
+  if (const toml::node* flags = table->get("periodic")) {
+    const auto& values = reader.array(*flags, "domain.periodic", result.dimensions, result.dimensions, "booleans");
+    for (int axis = 0; axis < result.dimensions; ++axis) {
+      if (!values[axis].is_boolean())
+        reader.fail("domain.periodic", "expected an array of booleans, found " + typeName(values[axis]));
+      periodic[axis] = values[axis].as_boolean()->get();
+    }
+  }
+  for (int axis = 0; axis < 3; ++axis) {
+    const lbm::FaceType type = periodic[axis] ? lbm::FaceType::Periodic : lbm::FaceType::Wall;
+    result.lbm.faces.type[2 * axis] = type;
+    result.lbm.faces.type[2 * axis + 1] = type;
+  }
+}
+
+void readBoundaries(const CaseReader& reader, CaseDescription& result) {
+  const toml::node* node = reader.root().get("boundary");
+  if (!node) return;
+  const toml::array* entries = node->as_array();
+  if (!entries || !entries->is_array_of_tables())
+    reader.fail("boundary", "expected [[boundary]] entries (an array of tables)");
+  for (std::size_t n = 0; n < entries->size(); ++n) {
+    const toml::table& entry = *(*entries)[n].as_table();
+    const std::string prefix = "boundary[" + std::to_string(n) + "]";
+    reader.checkKeys(entry, prefix, {"faces", "type", "velocity"});
+    const toml::node* facesNode = entry.get("faces");
+    if (!facesNode) reader.fail(prefix + ".faces", "missing (expected an array of face names x- x+ y- y+ z- z+)");
+    const std::vector<std::string> faces = reader.strings(*facesNode, prefix + ".faces");
+    if (faces.empty()) reader.fail(prefix + ".faces", "expected at least one face name");
+    const std::string type = reader.string(&entry, prefix, "type", nullptr);
+    lbm::FaceType faceType = lbm::FaceType::Wall;
+    if (type == "moving_wall")
+      faceType = lbm::FaceType::MovingWall;
+    else if (type != "wall")
+      reader.fail(prefix + ".type", "expected \"wall\" or \"moving_wall\", got \"" + type + "\"");
+    lbm::Vector3 velocity;
+    const toml::node* velocityNode = entry.get("velocity");
+    if (faceType == lbm::FaceType::MovingWall) {
+      if (!velocityNode)
+        reader.fail(prefix + ".velocity", "missing (a moving_wall needs " + std::to_string(result.dimensions) +
+                                              " velocity components)");
+      velocity = toVector(reader.numbers(*velocityNode, prefix + ".velocity", result.dimensions));
+    } else if (velocityNode) {
+      reader.fail(prefix + ".velocity", "only a moving_wall takes a velocity");
+    }
+    std::set<int> seen;
+    for (const std::string& faceText : faces) {
+      const int face = lbm::faceFromName(faceText);
+      if (face < 0) reader.fail(prefix + ".faces", "unknown face \"" + faceText + "\" (expected x- x+ y- y+ z- z+)");
+      if (!seen.insert(face).second)
+        reader.fail(prefix + ".faces", "face \"" + faceText + "\" named twice in one entry");
+      const int axis = lbm::faceAxis(face);
+      if (axis >= result.dimensions)
+        reader.fail(prefix + ".faces", "face \"" + faceText + "\" does not exist in a 2D domain");
+      if (result.lbm.faces.type[face] == lbm::FaceType::Periodic)
+        reader.fail(prefix + ".faces", "face \"" + faceText + "\" lies on a periodic axis (domain.periodic)");
+      if (faceType == lbm::FaceType::MovingWall && velocity[axis] != 0.0f)
+        reader.fail(prefix + ".velocity", "a moving wall slides along its face: the component normal to \"" +
+                                              faceText + "\" must be 0");
+      // A later entry on the same face replaces an earlier one.
+      result.lbm.faces.type[face] = faceType;
+      result.lbm.faces.wallVelocity[face] = velocity;
+    }
+  }
+}
+
+void readOutputTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("output", false);
+  if (table) reader.checkKeys(*table, "output", {"directory", "every", "fields"});
+  const std::string defaultDirectory = "out/" + result.name;
+  result.output.directory = reader.string(table, "output", "directory", &defaultDirectory);
+  if (result.output.directory.empty()) reader.fail("output.directory", "expected a non-empty path");
+  const toml::node* every = table ? table->get("every") : nullptr;
+  result.output.every = every ? reader.integer(*every, "output.every") : 0;
+  if (result.output.every < 0)
+    reader.fail("output.every", "expected an integer >= 0 (0: only the last step), got " +
+                                    std::to_string(result.output.every));
+  const toml::node* fields = table ? table->get("fields") : nullptr;
+  result.output.fields = fields ? reader.strings(*fields, "output.fields") : uniformFieldNames();
+  std::set<std::string> seen;
+  for (const auto& field : result.output.fields) {
+    const auto& known = uniformFieldNames();
+    if (std::find(known.begin(), known.end(), field) == known.end())
+      reader.fail("output.fields", "unknown field \"" + field + "\" (expected " + joinQuoted(known) + ")");
+    if (!seen.insert(field).second) reader.fail("output.fields", "field \"" + field + "\" named twice");
+  }
+}
+
+void readInSituTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("insitu", false);
+  if (!table) return;
+  reader.checkKeys(*table, "insitu", {"scripts", "every"});
+  if (const toml::node* every = table->get("every")) {
+    result.insitu.every = reader.integer(*every, "insitu.every");
+    if (result.insitu.every <= 0)
+      reader.fail("insitu.every", "expected a positive integer, got " + std::to_string(result.insitu.every));
+  }
+  if (const toml::node* scripts = table->get("scripts")) {
+    const std::filesystem::path caseFolder = std::filesystem::path(result.sourcePath).parent_path();
+    for (const std::string& script : reader.strings(*scripts, "insitu.scripts")) {
+      std::filesystem::path found = script;
+      if (!std::filesystem::is_regular_file(found) && found.is_relative()) {
+        // Then next to the case file, then among the scripts that ship with octoflow.
+        const std::filesystem::path shipped = std::filesystem::path(OCTOFLOW_CATALYST_SCRIPTS_DIR) / found.filename();
+        if (std::filesystem::is_regular_file(caseFolder / script))
+          found = caseFolder / script;
+        else if (std::filesystem::is_regular_file(shipped))
+          found = shipped;
+      }
+      if (!std::filesystem::is_regular_file(found))
+        reader.fail("insitu.scripts", "Catalyst script \"" + script + "\" not found");
+      result.insitu.scripts.push_back(found.string());
+    }
+  }
+}
+
+}  // namespace
+
+bool OutputSettings::wants(const std::string& field) const {
+  return std::find(fields.begin(), fields.end(), field) != fields.end();
+}
+
+const std::vector<std::string>& uniformFieldNames() {
+  static const std::vector<std::string> names = {"density", "velocity"};
+  return names;
+}
+
+CaseDescription parseCase(const std::string& text, const std::string& sourceName) {
+  toml::table root;
+  try {
+    root = toml::parse(text, sourceName);
+  } catch (const toml::parse_error& error) {
+    const auto& where = error.source().begin;
+    throw InputError(sourceName + ":" + std::to_string(where.line) + ":" + std::to_string(where.column), "",
+                     "TOML syntax error: " + std::string(error.description()));
+  }
+  CaseDescription result;
+  result.sourcePath = sourceName;
+  const CaseReader reader(root, sourceName);
+  reader.checkKeys(root, "", {"case", "lbm", "domain", "boundary", "output", "insitu"});
+  readCaseTable(reader, result);
+  readLbmTable(reader, result);
+  readDomainTable(reader, result);
+  readBoundaries(reader, result);
+  readOutputTable(reader, result);
+  readInSituTable(reader, result);
+  return result;
+}
+
+CaseDescription loadCase(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) throw InputError(path, "", "case file not found");
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(path, "", "cannot read the case file");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parseCase(text.str(), path);
+}
+
+}  // namespace octoflow::io

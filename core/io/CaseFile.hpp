@@ -1,0 +1,45 @@
+#pragma once
+// TOML case files (schema: docs/CASES.md). Parsing checks everything a run needs before any
+// output exists: a bad file raises InputError naming the file, the key and what was expected.
+#include <string>
+#include <vector>
+
+#include "common/Extent.hpp"
+#include "lbm/UniformSolver.hpp"
+
+namespace octoflow::io {
+
+struct OutputSettings {
+  std::string directory;             // default out/<case name>
+  Index every = 0;                   // write every N steps; 0 = only the last step
+  std::vector<std::string> fields;   // subset of {density, velocity}
+  bool wants(const std::string& field) const;
+};
+
+struct InSituSettings {
+  std::vector<std::string> scripts;  // Catalyst Python scripts, resolved to existing files
+  Index every = 1;
+};
+
+struct CaseDescription {
+  std::string sourcePath;
+  std::string name;
+  std::string solver = "lbm";
+  Index steps = 0;
+  int dimensions = 2;
+  lbm::UniformSolverConfig lbm;
+  OutputSettings output;
+  InSituSettings insitu;
+};
+
+// Reads and checks a case file. Relative script paths are looked up from the working
+// directory, then from the case file's folder, then by file name among the scripts that ship
+// in catalyst_scripts/.
+CaseDescription loadCase(const std::string& path);
+// The same from text already in memory (tests); `sourceName` stands for the file in messages.
+CaseDescription parseCase(const std::string& text, const std::string& sourceName);
+
+// The fields a uniform LBM case can write.
+const std::vector<std::string>& uniformFieldNames();
+
+}  // namespace octoflow::io

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages octoflow needs, only those that are missing (idempotent).
+# The package set is documented in docs/ARCHITECTURE.md (Build).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libtomlplusplus-dev libcli11-dev libfmt-dev
+  libopenmpi-dev openmpi-bin
+  libgtest-dev libgmock-dev
+  paraview-dev python3-paraview xvfb xauth
+  # what Debian's ParaView CMake config needs but does not pull in
+  libfreetype-dev libx11-dev libglew-dev libxml2-dev libnetcdf-dev libhdf5-dev
+  libboost-dev libutfcpp-dev liblz4-dev libdouble-conversion-dev
+  # paraview_add_plugin needs Qt5 and xmlpatterns
+  qtbase5-dev qttools5-dev qtxmlpatterns5-dev-tools
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "octoflow: all Debian packages present"
+  exit 0
+fi
+
+echo "octoflow: installing ${#missing[@]} missing Debian packages: ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "octoflow: packages installed"

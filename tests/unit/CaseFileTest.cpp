@@ -1,0 +1,131 @@
+// Case files: what a good file yields, and that every class of bad input names its key.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/Error.hpp"
+#include "io/CaseFile.hpp"
+
+using namespace octoflow;
+
+namespace {
+const std::string kValidCase = R"(
+[case]
+name = "channel"
+solver = "lbm"
+steps = 100
+[lbm]
+lattice = "D2Q9"
+collision = "bgk"
+tau = 0.8
+body_force = [1e-6, 0.0]
+[domain]
+size = [64, 32]
+periodic = [true, false]
+[[boundary]]
+faces = ["y-", "y+"]
+type = "wall"
+[[boundary]]
+faces = ["y+"]
+type = "moving_wall"
+velocity = [0.1, 0.0]
+[output]
+directory = "out/channel"
+every = 10
+fields = ["velocity"]
+)";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+}  // namespace
+
+TEST(CaseFile, ParsesEveryDocumentedKey) {
+  const io::CaseDescription d = io::parseCase(kValidCase, "channel.toml");
+  EXPECT_EQ(d.name, "channel");
+  EXPECT_EQ(d.steps, 100);
+  EXPECT_EQ(d.lbm.lattice, lbm::LatticeKind::D2Q9);
+  EXPECT_FLOAT_EQ(d.lbm.tau, 0.8f);
+  EXPECT_FLOAT_EQ(d.lbm.acceleration.x, 1e-6f);
+  EXPECT_EQ(d.lbm.extent.nx, 64);
+  EXPECT_EQ(d.lbm.extent.ny, 32);
+  EXPECT_EQ(d.lbm.extent.nz, 1);
+  EXPECT_EQ(d.lbm.faces.type[0], lbm::FaceType::Periodic);
+  EXPECT_EQ(d.lbm.faces.type[2], lbm::FaceType::Wall);
+  // The later entry on y+ replaces the earlier wall.
+  EXPECT_EQ(d.lbm.faces.type[3], lbm::FaceType::MovingWall);
+  EXPECT_FLOAT_EQ(d.lbm.faces.wallVelocity[3].x, 0.1f);
+  EXPECT_EQ(d.output.directory, "out/channel");
+  EXPECT_EQ(d.output.every, 10);
+  EXPECT_TRUE(d.output.wants("velocity"));
+  EXPECT_FALSE(d.output.wants("density"));
+}
+
+TEST(CaseFile, ViscosityIsAnAlternativeToTau) {
+  const auto d = io::parseCase(replaced(kValidCase, "tau = 0.8", "viscosity = 0.1"), "c.toml");
+  EXPECT_NEAR(d.lbm.tau, 0.8f, 1e-6f);
+}
+
+struct BadCase {
+  const char* what;
+  const char* from;
+  const char* to;
+  const char* key;  // must appear in the message
+};
+
+class CaseFileErrors : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(CaseFileErrors, NameTheFileAndKey) {
+  const BadCase& bad = GetParam();
+  try {
+    io::parseCase(replaced(kValidCase, bad.from, bad.to), "bad.toml");
+    FAIL() << bad.what << ": accepted";
+  } catch (const InputError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("bad.toml"), std::string::npos) << message;
+    EXPECT_NE(message.find(bad.key), std::string::npos) << bad.what << ": " << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Classes, CaseFileErrors,
+    ::testing::Values(BadCase{"typo in a key", "tau = 0.8", "taux = 0.8", "lbm.taux"},
+                      BadCase{"unknown table", "[output]", "[outptu]", "outptu"},
+                      BadCase{"wrong type", "steps = 100", "steps = \"100\"", "case.steps"},
+                      BadCase{"tau at the stability limit", "tau = 0.8", "tau = 0.5", "lbm.tau"},
+                      BadCase{"tau below 1/2", "tau = 0.8", "tau = 0.3", "lbm.tau"},
+                      BadCase{"non-positive size", "size = [64, 32]", "size = [64, 0]", "domain.size"},
+                      BadCase{"negative size", "size = [64, 32]", "size = [-4, 32]", "domain.size"},
+                      BadCase{"wrong number of sizes", "size = [64, 32]", "size = [64, 32, 8]", "domain.size"},
+                      BadCase{"face named twice", "faces = [\"y-\", \"y+\"]", "faces = [\"y-\", \"y-\"]",
+                              "boundary[0].faces"},
+                      BadCase{"unknown face", "faces = [\"y-\", \"y+\"]", "faces = [\"y-\", \"w+\"]",
+                              "boundary[0].faces"},
+                      BadCase{"face on a periodic axis", "faces = [\"y-\", \"y+\"]", "faces = [\"x-\"]",
+                              "boundary[0].faces"},
+                      BadCase{"z face in 2D", "faces = [\"y-\", \"y+\"]", "faces = [\"z-\"]", "boundary[0].faces"},
+                      BadCase{"unknown boundary type", "type = \"wall\"", "type = \"slip\"", "boundary[0].type"},
+                      BadCase{"moving wall pushing into the fluid", "velocity = [0.1, 0.0]", "velocity = [0.1, 0.05]",
+                              "boundary[1].velocity"},
+                      BadCase{"unknown lattice", "lattice = \"D2Q9\"", "lattice = \"D2Q7\"", "lbm.lattice"},
+                      BadCase{"unknown collision", "collision = \"bgk\"", "collision = \"mrtt\"", "lbm.collision"},
+                      BadCase{"force of the wrong size", "body_force = [1e-6, 0.0]", "body_force = [1e-6]",
+                              "lbm.body_force"},
+                      BadCase{"zero steps", "steps = 100", "steps = 0", "case.steps"},
+                      BadCase{"unknown field", "fields = [\"velocity\"]", "fields = [\"vorticity\"]", "output.fields"},
+                      BadCase{"bad name", "name = \"channel\"", "name = \"a/b\"", "case.name"},
+                      BadCase{"TOML syntax", "steps = 100", "steps = = 100", "TOML syntax error"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return "Case" + std::to_string(info.index); });
+
+TEST(CaseFile, MissingFileIsAnInputError) {
+  EXPECT_THROW(io::loadCase("/nonexistent/case.toml"), InputError);
+}
+
+TEST(CaseFile, RepositoryCasesAreValid) {
+  for (const char* name : {"poiseuille2d", "poiseuille3d", "cavity2d"}) {
+    const std::string path = std::string(OCTOFLOW_SOURCE_DIR) + "/data/cases/" + name + ".toml";
+    EXPECT_NO_THROW(io::loadCase(path)) << path;
+  }
+}
