@@ -92,6 +92,7 @@ int runCase(const RunOptions& options) {
   const bool writeFields = !description.output.fields.empty();
 
 #if OCTOFLOW_HAVE_PARAVIEW
+  const bool outputDirectoryExisted = std::filesystem::exists(outputDirectory);
   std::filesystem::create_directories(outputDirectory);
   adaptors::VtiSeriesWriter writer(outputDirectory, description.name);
   const Index insituEvery = catalyst ? description.insitu.every : 0;
@@ -113,14 +114,16 @@ int runCase(const RunOptions& options) {
     const auto& fields = solver.fetchFields(density, velocity);
     const float* densityValues = density ? fields.density.data() : nullptr;
     const float* velocityValues = velocity ? fields.velocity.data() : nullptr;
+    // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before
+    // any file of ours is written.
+    if (request.any)
+      catalyst->execute(step, static_cast<double>(step), description.lbm.extent, request.density ? densityValues : nullptr,
+                        request.velocity ? velocityValues : nullptr);
     if (output) {
       auto image = adaptors::makeImageData(description.lbm.extent, description.output.wants("density") ? densityValues : nullptr,
                                            description.output.wants("velocity") ? velocityValues : nullptr);
       writer.write(step, static_cast<double>(step), image);
     }
-    if (request.any)
-      catalyst->execute(step, static_cast<double>(step), description.lbm.extent, request.density ? densityValues : nullptr,
-                        request.velocity ? velocityValues : nullptr);
 #else
     (void)density;
     (void)velocity;
@@ -128,7 +131,17 @@ int runCase(const RunOptions& options) {
   };
 
   Progress progress(totalSteps, solver.nodeCount(), !options.quiet);
+#if OCTOFLOW_HAVE_PARAVIEW
+  try {
+    handleStep(0);
+  } catch (const InputError&) {
+    // A script that fails on its first run is bad input: leave nothing of this run behind.
+    if (!outputDirectoryExisted) std::filesystem::remove_all(outputDirectory);
+    throw;
+  }
+#else
   handleStep(0);
+#endif
   Index chunk = 1;
   while (solver.step() < totalSteps) {
     const Index step = solver.step();

@@ -1,19 +1,13 @@
-# Debian's ParaView 5.11 config names imported targets of packages it does not look for itself
-# (Freetype, X11, GLEW, LibXml2, NetCDF, HDF5, Boost): find those first, with VTK's own find
-# modules, then ParaView with the Catalyst components.
-find_path(octoflow_paraview_cmake_dir vtk/FindNetCDF.cmake
-          PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake/paraview-5.11 NO_DEFAULT_PATH)
-if(octoflow_paraview_cmake_dir)
-  list(APPEND CMAKE_MODULE_PATH "${octoflow_paraview_cmake_dir}/vtk")
-endif()
-find_package(HDF5 REQUIRED COMPONENTS C HL)
-find_package(Freetype REQUIRED)
-find_package(X11 REQUIRED)
-find_package(GLEW REQUIRED)
-find_package(LibXml2 REQUIRED)
-find_package(NetCDF REQUIRED)
+# Debian's ParaView 5.11: a bare find_package(ParaView) wants every Qt module (and Qt5Svg is not
+# packaged), and the Catalyst components alone leave the VTK link closure's imported targets
+# (MPI::MPI_C, Boost::boost, Freetype, X11, GLEW, LibXml2, HDF5, NetCDF) undefined. Looking for
+# MPI and Boost first and asking for RemotingViews / VTKExtensionsIOGeneral makes ParaView's
+# config find the rest itself.
+find_package(MPI REQUIRED COMPONENTS C)
 find_package(Boost REQUIRED)
-find_package(ParaView REQUIRED COMPONENTS Catalyst PythonCatalyst)
+find_package(ParaView 5.11 REQUIRED COMPONENTS
+  Catalyst PythonCatalyst RemotingCore RemotingClientServerStream RemotingServerManager RemotingViews
+  VTKExtensionsIOGeneral)
 find_program(OCTOFLOW_PVPYTHON pvpython REQUIRED)
-find_program(OCTOFLOW_PVBATCH pvbatch REQUIRED)
+find_program(OCTOFLOW_XVFB_RUN xvfb-run REQUIRED)
 message(STATUS "ParaView ${ParaView_VERSION}: ${ParaView_DIR}")

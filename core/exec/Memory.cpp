@@ -24,9 +24,11 @@ std::size_t availableHostBytes() {
   return pages > 0 && pageSize > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize) : 0;
 }
 
+#if !OCTOFLOW_HAVE_CUDA
 [[noreturn]] void noCuda(const char* what) {
   throw Error(std::string(what) + " needs the CUDA backend, which this build does not have");
 }
+#endif
 
 }  // namespace
 

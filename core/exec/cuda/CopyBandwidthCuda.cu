@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "common/Extent.hpp"
 #include "exec/CopyBandwidth.hpp"
 #include "exec/Memory.hpp"
 #include "exec/cuda/CudaCheck.hpp"

@@ -1,0 +1,107 @@
+#include "CatalystAdaptor.hpp"
+
+#include <vtkCPDataDescription.h>
+#include <vtkCPInputDataDescription.h>
+#include <vtkCPProcessor.h>
+#include <vtkCPPythonPipeline.h>
+#include <vtkDataObject.h>
+#include <vtkNew.h>
+#include <vtkSmartPointer.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "Channels.hpp"
+#include "ImageDataBuilder.hpp"
+#include "common/Error.hpp"
+
+namespace octoflow::adaptors {
+
+struct CatalystAdaptor::Impl {
+  struct Script {
+    std::string path;
+    vtkSmartPointer<vtkCPPythonPipeline> pipeline;
+  };
+  vtkNew<vtkCPProcessor> processor;
+  std::vector<Script> scripts;
+  bool firstExecution = true;
+  vtkNew<vtkCPDataDescription> description;
+};
+
+CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory)
+    : impl_(std::make_unique<Impl>()) {
+  // Extracts (PNG, data) go where octoflow's output goes, whatever a script's own setting says.
+  // ParaView reads this once per pipeline, at its first execution.
+  const std::string absoluteExtracts = std::filesystem::absolute(extractsDirectory).lexically_normal().string();
+  setenv("PARAVIEW_OVERRIDE_EXTRACTS_OUTPUT_DIRECTORY", absoluteExtracts.c_str(), 1);
+  if (!std::getenv("DISPLAY"))
+    std::fprintf(stderr,
+                 "octoflow: warning: DISPLAY is not set; ParaView renders through X, so Catalyst scripts that write "
+                 "images need an X server: run under `xvfb-run -a`\n");
+  if (!impl_->processor->Initialize()) throw Error("ParaView Catalyst failed to initialise");
+  for (const std::string& script : scripts) {
+    // v2 scripts are imported lazily, after Catalyst may have changed directory: pass absolute paths.
+    const std::string path = std::filesystem::absolute(script).lexically_normal().string();
+    if (vtkCPPythonPipeline::DetectScriptVersion(path.c_str()) != 2)
+      throw InputError(script, "", "not a ParaView Catalyst v2 script (its first lines must hold '# script-version: 2')");
+    auto pipeline = vtkCPPythonPipeline::CreateAndInitializePipeline(path.c_str(), 2);
+    if (!pipeline) throw InputError(script, "", "ParaView Catalyst could not load this script");
+    impl_->scripts.push_back({script, pipeline});
+    impl_->processor->AddPipeline(pipeline);
+  }
+}
+
+CatalystAdaptor::~CatalystAdaptor() {
+  // Pipelines and processor go before MPI_Finalize (main's), or Open MPI aborts at exit.
+  impl_->processor->Finalize();
+}
+
+CatalystAdaptor::FieldRequest CatalystAdaptor::request(Index step, double time) {
+  vtkCPDataDescription* description = impl_->description;
+  description->ResetAll();
+  if (description->GetNumberOfInputDescriptions() == 0) description->AddInput(kGridChannel);
+  description->SetTimeData(time, static_cast<vtkIdType>(step));
+  FieldRequest request;
+  if (!impl_->processor->RequestDataDescription(description)) return request;
+  vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
+  request.any = grid->GetIfGridIsNecessary();
+  request.density = grid->IsFieldNeeded(kDensityArray, vtkDataObject::POINT);
+  request.velocity = grid->IsFieldNeeded(kVelocityArray, vtkDataObject::POINT);
+  return request;
+}
+
+void CatalystAdaptor::execute(Index step, double time, const Extent& extent, const float* density,
+                              const float* velocity) {
+  vtkSmartPointer<vtkImageData> image = makeImageData(extent, density, velocity);
+  auto bind = [&](vtkCPDataDescription* description) {
+    vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
+    grid->SetGrid(image);
+    grid->SetWholeExtent(image->GetExtent());
+  };
+  if (!impl_->firstExecution) {
+    bind(impl_->description);
+    if (!impl_->processor->CoProcess(impl_->description))
+      std::fprintf(stderr, "\noctoflow: warning: a Catalyst script failed at step %lld (Python traceback above)\n",
+                   static_cast<long long>(step));
+    return;
+  }
+  // First execution: each script is imported now. Run them one at a time so that a script that
+  // fails to import is named (its traceback, with the line, is already on stderr).
+  impl_->firstExecution = false;
+  impl_->processor->RemoveAllPipelines();
+  for (const auto& script : impl_->scripts) {
+    impl_->processor->AddPipeline(script.pipeline);
+    vtkNew<vtkCPDataDescription> description;
+    description->AddInput(kGridChannel);
+    description->SetTimeData(time, static_cast<vtkIdType>(step));
+    impl_->processor->RequestDataDescription(description);
+    bind(description);
+    const int ok = impl_->processor->CoProcess(description);
+    impl_->processor->RemoveAllPipelines();
+    if (!ok) throw InputError(script.path, "", "the Catalyst script failed on its first run (Python traceback above)");
+  }
+  for (const auto& script : impl_->scripts) impl_->processor->AddPipeline(script.pipeline);
+}
+
+}  // namespace octoflow::adaptors
