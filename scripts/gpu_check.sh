@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# On a GPU machine (no ParaView, no network): configure with the `gpu` preset, build, run the
+# whole test suite with OCTOFLOW_REQUIRE_GPU=1 (GPU tests fail instead of skipping) and the
+# benchmarks. Logs go to $1 (default: gpu-logs/). Header-only dependencies and GoogleTest come
+# from .deps/ (see README, "Building on a GPU machine").
+set -uo pipefail
+logs=${1:-gpu-logs}
+mkdir -p "$logs"
+cd "$(dirname "$0")/.."
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.memory --format=csv
+  nvcc --version | tail -1
+  cmake --version | head -1
+} > "$logs/machine.txt" 2>&1
+mpi=ON
+command -v mpicxx >/dev/null || mpi=OFF
+cmake --preset gpu -DOCTOFLOW_ENABLE_MPI=$mpi -DOCTOFLOW_GTEST_SOURCE_DIR=.deps/googletest > "$logs/configure.txt" 2>&1 \
+  || { tail -30 "$logs/configure.txt"; exit 1; }
+cmake --build build-gpu -j16 > "$logs/build.txt" 2>&1 || { grep -E "error" "$logs/build.txt" | head -30; exit 1; }
+OCTOFLOW_REQUIRE_GPU=1 ctest --test-dir build-gpu -j8 --output-on-failure > "$logs/tests.txt" 2>&1
+tests_status=$?
+tail -15 "$logs/tests.txt"
+build-gpu/bin/octoflow info > "$logs/info.txt" 2>&1
+cat "$logs/info.txt"
+{
+  git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
+  date -u +%Y-%m-%dT%H:%MZ
+  for lattice in D2Q9 D3Q19 D3Q27; do
+    build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --json
+  done
+  build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256
+} > "$logs/bench.txt" 2>&1
+cat "$logs/bench.txt"
+exit $tests_status
