@@ -39,12 +39,14 @@ bar = GetScalarBar(lut, view)
 bar.Title = "|velocity|"
 bar.ComponentTitle = "(lattice units)"
 
-# Look straight down z at the whole domain.
+# Look straight down z, the domain filling the frame (parallel projection, 5 % margin).
+width, height = max(bounds[1] - bounds[0], 1.0), max(bounds[3] - bounds[2], 1.0)
 view.InteractionMode = "2D"
+view.CameraParallelProjection = 1
 view.CameraFocalPoint = center
-view.CameraPosition = [center[0], center[1], center[2] + 4.0 * max(bounds[1] - bounds[0], bounds[3] - bounds[2], 1.0)]
+view.CameraPosition = [center[0], center[1], center[2] + 4.0 * max(width, height)]
 view.CameraViewUp = [0.0, 1.0, 0.0]
-view.ResetCamera(False)
+view.CameraParallelScale = 0.525 * max(height, width * view.ViewSize[1] / view.ViewSize[0])
 
 png = CreateExtractor("PNG", view, registrationName="velocity_png")
 png.Writer.FileName = "velocity_{timestep:08d}.png"

@@ -89,6 +89,7 @@ TEST_P(DuctPoiseuille, MatchesTheSeriesSolution) {
   });
   // Same bound as the plane channel, with the corners' second-order error added: 0.5 %.
   EXPECT_LT(error, 5e-3) << latticeName(GetParam()) << " relative L2 error " << error;
+  RecordProperty("relative_l2_error", std::to_string(error));
 }
 
 INSTANTIATE_TEST_SUITE_P(Lattices, DuctPoiseuille, ::testing::Values(LatticeKind::D3Q19, LatticeKind::D3Q27),

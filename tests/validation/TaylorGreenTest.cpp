@@ -41,8 +41,8 @@ double measuredViscosity(int n, float tau, double amplitude) {
     }
   solver.initialize(density.data(), velocity.data());
   const double decayTime = 1.0 / (2.0 * viscosityFromTau(tau) * 2.0 * k * k);  // energy e-folding
-  // Skip the initial acoustic transient, then measure over one e-folding time.
-  const Index t1 = static_cast<Index>(0.2 * decayTime), t2 = t1 + static_cast<Index>(decayTime);
+  // Skip the initial acoustic transient, then measure over two e-folding times.
+  const Index t1 = static_cast<Index>(0.5 * decayTime), t2 = t1 + static_cast<Index>(2.0 * decayTime);
   solver.advance(t1);
   const double e1 = kineticEnergy(solver);
   solver.advance(t2 - t1);
