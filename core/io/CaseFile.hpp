@@ -18,7 +18,7 @@ struct OutputSettings {
 
 struct InSituSettings {
   std::vector<std::string> scripts;  // Catalyst Python scripts, resolved to existing files
-  Index every = 1;
+  Index every = 100;                 // run the pipelines every N steps (and at step 0)
 };
 
 struct CaseDescription {

@@ -1,7 +1,6 @@
 // Catalyst end to end: the CLI runs a case with a v2 script under a virtual X server, and the
 // PNGs it writes show a flow (not a blank frame). Broken scripts stop the run cleanly.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <vtkDataArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
@@ -15,26 +14,19 @@
 #include <map>
 #include <string>
 
+#include "TestSupport.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exitCode = -1;
-  std::string output;
-};
+using octoflow::testing::CommandResult;
 
-Result run(const std::string& command) {
-  Result result;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  char buffer[4096];
-  while (pipe && std::fgets(buffer, sizeof buffer, pipe)) result.output += buffer;
-  const int status = pipe ? pclose(pipe) : -1;
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+// The program under a virtual X server of its own: ParaView renders through X.
+CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory) {
+  return octoflow::testing::runCommand(std::string(OCTOFLOW_XVFB_RUN) + " -a '" + OCTOFLOW_CLI_PATH + "' " + arguments,
+                                       workingDirectory);
 }
-
-std::string cli() { return std::string(OCTOFLOW_XVFB_RUN) + " -a '" + OCTOFLOW_CLI_PATH + "'"; }
 
 // Fraction of pixels whose colour differs from the most common one, and the number of distinct
 // colours: a blank or single-colour frame has neither.
@@ -57,17 +49,7 @@ void pixelStatistics(const fs::path& png, double& nonBackgroundFraction, std::si
   colours = histogram.size();
 }
 
-class Catalyst : public ::testing::Test {
-protected:
-  void SetUp() override {
-    directory_ = fs::temp_directory_path() /
-                 ("octoflow_catalyst_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(directory_);
-    fs::create_directories(directory_);
-  }
-  void TearDown() override { fs::remove_all(directory_); }
-  fs::path directory_;
-};
+using Catalyst = octoflow::testing::ScratchFolderTest;
 
 const char* kCavity = R"([case]
 name = "lid"
@@ -104,7 +86,7 @@ TEST_F(Catalyst, VelocitySliceWritesNonBlankPngsIn2DAnd3D) {
     const fs::path caseDirectory = directory_ / (is3d ? "3d" : "2d");
     fs::create_directories(caseDirectory);
     std::ofstream(caseDirectory / "case.toml") << cavityCase(is3d, script);
-    const Result result = run("cd '" + caseDirectory.string() + "' && " + cli() + " run case.toml --backend cpu");
+    const CommandResult result = runCli("run case.toml --backend cpu", caseDirectory);
     ASSERT_EQ(result.exitCode, 0) << result.output;
     // Steps 0, 200 and 400 ran the pipeline; each left one PNG in <output>/catalyst/.
     for (const char* name : {"velocity_00000000.png", "velocity_00000200.png", "velocity_00000400.png"})
@@ -123,7 +105,7 @@ TEST_F(Catalyst, ABrokenScriptStopsTheRunWithExitTwoAndNoOutput) {
   const fs::path broken = directory_ / "broken_script.py";
   std::ofstream(broken) << "# script-version: 2\nfrom paraview.simple import *\nthis_name_is_not_defined()\n";
   std::ofstream(directory_ / "case.toml") << cavityCase(false, broken.string());
-  const Result result = run("cd '" + directory_.string() + "' && " + cli() + " run case.toml --backend cpu");
+  const CommandResult result = runCli("run case.toml --backend cpu", directory_);
   EXPECT_EQ(result.exitCode, 2) << result.output;
   EXPECT_NE(result.output.find("broken_script.py"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("line 3"), std::string::npos) << "the traceback gives the line\n" << result.output;
@@ -134,7 +116,7 @@ TEST_F(Catalyst, AScriptWithoutTheVersionHeaderIsRejected) {
   const fs::path legacy = directory_ / "legacy_script.py";
   std::ofstream(legacy) << "from paraview.simple import *\n";
   std::ofstream(directory_ / "case.toml") << cavityCase(false, legacy.string());
-  const Result result = run("cd '" + directory_.string() + "' && " + cli() + " run case.toml --backend cpu");
+  const CommandResult result = runCli("run case.toml --backend cpu", directory_);
   EXPECT_EQ(result.exitCode, 2) << result.output;
   EXPECT_NE(result.output.find("script-version: 2"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(directory_ / "out"));

@@ -1,32 +1,21 @@
 // The command line program as a user meets it: exit codes, messages, nothing half-written.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "TestSupport.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exitCode = -1;
-  std::string output;  // stdout and stderr together
-};
+using octoflow::testing::CommandResult;
+using octoflow::testing::replaced;
 
-Result runCli(const std::string& arguments, const fs::path& workingDirectory) {
-  const std::string command =
-      "cd '" + workingDirectory.string() + "' && '" + std::string(OCTOFLOW_CLI_PATH) + "' " + arguments + " 2>&1";
-  Result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return result;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe)) result.output += buffer;
-  const int status = pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory) {
+  return octoflow::testing::runCommand("'" + std::string(OCTOFLOW_CLI_PATH) + "' " + arguments, workingDirectory);
 }
 
 const char* kGoodCase = R"([case]
@@ -47,45 +36,32 @@ directory = "out/tiny"
 every = 10
 )";
 
-class Cli : public ::testing::Test {
+class Cli : public octoflow::testing::ScratchFolderTest {
 protected:
-  void SetUp() override {
-    directory_ = fs::temp_directory_path() /
-                 ("octoflow_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(directory_);
-    fs::create_directories(directory_);
-  }
-  void TearDown() override { fs::remove_all(directory_); }
   void writeCase(const std::string& name, const std::string& text) { std::ofstream(directory_ / name) << text; }
-  std::string replaced(std::string text, const std::string& from, const std::string& to) {
-    const auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos);
-    return text.replace(at, from.size(), to);
-  }
   // A bad input: exit code 2, one line naming the file and key, no output folder.
   void expectInputError(const std::string& arguments, const std::string& mustMention) {
-    const Result result = runCli(arguments, directory_);
+    const CommandResult result = runCli(arguments, directory_);
     EXPECT_EQ(result.exitCode, 2) << arguments << "\n" << result.output;
     EXPECT_NE(result.output.find(mustMention), std::string::npos) << arguments << "\n" << result.output;
     EXPECT_FALSE(fs::exists(directory_ / "out")) << arguments << " created an output folder";
   }
-  fs::path directory_;
 };
 
 }  // namespace
 
 TEST_F(Cli, VersionAndHelp) {
-  Result version = runCli("--version", directory_);
+  CommandResult version = runCli("--version", directory_);
   EXPECT_EQ(version.exitCode, 0);
   EXPECT_NE(version.output.find("octoflow " OCTOFLOW_VERSION), std::string::npos) << version.output;
-  Result help = runCli("--help", directory_);
+  CommandResult help = runCli("--help", directory_);
   EXPECT_EQ(help.exitCode, 0);
   for (const char* command : {"run", "validate", "info", "bench"})
     EXPECT_NE(help.output.find(command), std::string::npos) << command;
 }
 
 TEST_F(Cli, InfoReportsBuildAndDevices) {
-  Result info = runCli("info", directory_);
+  CommandResult info = runCli("info", directory_);
   EXPECT_EQ(info.exitCode, 0) << info.output;
   EXPECT_NE(info.output.find("build: CUDA"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("CUDA device"), std::string::npos) << info.output;
@@ -94,7 +70,7 @@ TEST_F(Cli, InfoReportsBuildAndDevices) {
 
 TEST_F(Cli, ValidateAcceptsAGoodCaseAndWritesNothing) {
   writeCase("good.toml", kGoodCase);
-  Result result = runCli("validate good.toml", directory_);
+  CommandResult result = runCli("validate good.toml", directory_);
   EXPECT_EQ(result.exitCode, 0) << result.output;
   EXPECT_NE(result.output.find("valid"), std::string::npos);
   EXPECT_FALSE(fs::exists(directory_ / "out"));
@@ -131,10 +107,10 @@ TEST_F(Cli, MissingFilesAndBadFlagsExitWithTwo) {
 
 TEST_F(Cli, RunsACaseOnTheCpu) {
   writeCase("good.toml", kGoodCase);
-  Result result = runCli("run good.toml --backend cpu --steps 30", directory_);
+  CommandResult result = runCli("run good.toml --backend cpu --steps 30", directory_);
   EXPECT_EQ(result.exitCode, 0) << result.output;
   EXPECT_NE(result.output.find("done: 30 steps"), std::string::npos) << result.output;
-  Result quiet = runCli("run good.toml --backend cpu --quiet", directory_);
+  CommandResult quiet = runCli("run good.toml --backend cpu --quiet", directory_);
   EXPECT_EQ(quiet.exitCode, 0) << quiet.output;
   EXPECT_EQ(quiet.output.find("done:"), std::string::npos) << quiet.output;
 }

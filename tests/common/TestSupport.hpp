@@ -1,10 +1,20 @@
 #pragma once
+// Shared by the test programs: GPU presence, running the octoflow program, scratch folders.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "exec/Backend.hpp"
+#include "lbm/Lattice.hpp"
+
+namespace octoflow::lbm {
+// Test names and messages show the lattice by name.
+inline void PrintTo(LatticeKind kind, std::ostream* out) { *out << latticeName(kind); }
+}  // namespace octoflow::lbm
 
 namespace octoflow::testing {
 
@@ -15,6 +25,45 @@ inline bool gpuRequired() {
   const char* value = std::getenv("OCTOFLOW_REQUIRE_GPU");
   return value && std::string(value) == "1";
 }
+
+struct CommandResult {
+  int exitCode = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs a shell command in `workingDirectory` and collects what it prints.
+inline CommandResult runCommand(const std::string& command, const std::filesystem::path& workingDirectory) {
+  CommandResult result;
+  const std::string full = "cd '" + workingDirectory.string() + "' && " + command + " 2>&1";
+  FILE* pipe = popen(full.c_str(), "r");
+  if (!pipe) return result;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) result.output += buffer;
+  const int status = pclose(pipe);
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// The first occurrence of `from` in `text` replaced by `to` (a test failure if it is absent).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << "'" << from << "' not in the text";
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+// A fixture whose tests each get an empty folder under the system's temporary directory.
+class ScratchFolderTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("octoflow_" + std::string(test->test_suite_name()) + "_" + test->name());
+    std::filesystem::remove_all(directory_);
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+  std::filesystem::path directory_;
+};
 
 }  // namespace octoflow::testing
 

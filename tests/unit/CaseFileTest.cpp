@@ -3,10 +3,12 @@
 
 #include <string>
 
+#include "TestSupport.hpp"
 #include "common/Error.hpp"
 #include "io/CaseFile.hpp"
 
 using namespace octoflow;
+using octoflow::testing::replaced;
 
 namespace {
 const std::string kValidCase = R"(
@@ -35,11 +37,6 @@ every = 10
 fields = ["velocity"]
 )";
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
 }  // namespace
 
 TEST(CaseFile, ParsesEveryDocumentedKey) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "TestSupport.hpp"
 #include "lbm/UniformSolver.hpp"
 
 using namespace octoflow;
