@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "ForcesLog.hpp"
 #include "Progress.hpp"
 #include "common/Error.hpp"
 #include "io/CaseFile.hpp"
@@ -51,10 +52,14 @@ Index nextMultiple(Index step, Index every, Index last) {
 
 void printSummary(const io::CaseDescription& d, exec::Backend backend) {
   const auto& e = d.lbm.extent;
-  std::fprintf(stderr, "octoflow: case '%s' (%s), %s %lldx%lldx%lld, tau %.4g (nu %.4g), %lld steps on %s\n",
-               d.name.c_str(), d.sourcePath.c_str(), lbm::latticeName(d.lbm.lattice), static_cast<long long>(e.nx),
-               static_cast<long long>(e.ny), static_cast<long long>(e.nz), d.lbm.tau,
-               lbm::viscosityFromTau(d.lbm.tau), static_cast<long long>(d.steps), exec::backendName(backend));
+  const long long solidNodes = std::count(d.lbm.solid.begin(), d.lbm.solid.end(), std::uint8_t{1});
+  std::fprintf(stderr,
+               "octoflow: case '%s' (%s), %s %s %s, %lldx%lldx%lld (%lld obstacle nodes), tau %.4g (nu %.4g), "
+               "%lld steps on %s\n",
+               d.name.c_str(), d.sourcePath.c_str(), lbm::latticeName(d.lbm.lattice), lbm::collisionName(d.lbm.collision),
+               lbm::storageName(d.lbm.storage), static_cast<long long>(e.nx), static_cast<long long>(e.ny),
+               static_cast<long long>(e.nz), solidNodes, d.lbm.tau, lbm::viscosityFromTau(d.lbm.tau),
+               static_cast<long long>(d.steps), exec::backendName(backend));
 }
 
 }  // namespace
@@ -91,17 +96,22 @@ int runCase(const RunOptions& options) {
   const Index outputEvery = description.output.every;
   const bool writeFields = !description.output.fields.empty();
 
-#if OCTOFLOW_HAVE_PARAVIEW
   const bool outputDirectoryExisted = std::filesystem::exists(outputDirectory);
   std::filesystem::create_directories(outputDirectory);
+#if OCTOFLOW_HAVE_PARAVIEW
   adaptors::VtiSeriesWriter writer(outputDirectory, description.name);
   const Index insituEvery = catalyst ? description.insitu.every : 0;
 #else
   const Index insituEvery = 0;
 #endif
+  const Index forcesEvery = description.forces.every;
+  std::unique_ptr<ForcesLog> forces;
+  if (forcesEvery > 0)
+    forces = std::make_unique<ForcesLog>(outputDirectory / "forces.csv", description.forces, description.dimensions);
 
   // Everything that happens at a step boundary: offline files and in-situ pipelines.
   auto handleStep = [&](Index step) {
+    if (step > 0 && isMultiple(step, forcesEvery)) forces->write(step, solver.obstacleForce());
     const bool output = writeFields && (isMultiple(step, outputEvery) || step == totalSteps);
     bool density = output && description.output.wants("density");
     bool velocity = output && description.output.wants("velocity");
@@ -131,23 +141,21 @@ int runCase(const RunOptions& options) {
   };
 
   Progress progress(totalSteps, solver.nodeCount(), !options.quiet);
-#if OCTOFLOW_HAVE_PARAVIEW
   try {
     handleStep(0);
   } catch (const InputError&) {
     // A script that fails on its first run is bad input: leave nothing of this run behind.
+    forces.reset();
     if (!outputDirectoryExisted) std::filesystem::remove_all(outputDirectory);
     throw;
   }
-#else
-  handleStep(0);
-#endif
   Index chunk = 1;
   while (solver.step() < totalSteps) {
     const Index step = solver.step();
     Index target = std::min(totalSteps, step + chunk);
     if (writeFields) target = std::min(target, nextMultiple(step, outputEvery, totalSteps));
     target = std::min(target, nextMultiple(step, insituEvery, totalSteps));
+    target = std::min(target, nextMultiple(step, forcesEvery, totalSteps));
     solver.advance(target - step);
     handleStep(solver.step());
     progress.update(solver.step());
@@ -158,6 +166,7 @@ int runCase(const RunOptions& options) {
 #if OCTOFLOW_HAVE_PARAVIEW
   if (!options.quiet && writeFields) std::fprintf(stderr, "octoflow: wrote %s\n", writer.seriesPath().c_str());
 #endif
+  if (!options.quiet && forces) std::fprintf(stderr, "octoflow: wrote %s\n", (outputDirectory / "forces.csv").c_str());
   return 0;
 }
 

@@ -25,7 +25,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   config.lattice = options.lattice;
   config.extent = Extent{size, size, dimensions == 3 ? size : 1};
   config.tau = 0.6f;
-  for (auto& type : config.faces.type) type = lbm::FaceType::Periodic;
+  for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
   lbm::UniformSolver solver(config, options.backend);
 
   LbmBenchmarkResult result;

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "common/Error.hpp"
+#include "geometry/Obstacle.hpp"
 
 namespace octoflow::io {
 
@@ -111,6 +113,25 @@ public:
     return values;
   }
 
+  // One of `options` (the first is the default when the key is absent and `required` is false).
+  std::string choice(const toml::table* table, const std::string& prefix, const std::string& key,
+                     const std::vector<std::string>& options, bool required = false) const {
+    const std::string* fallback = required ? nullptr : &options.front();
+    const std::string value = string(table, prefix, key, fallback);
+    if (std::find(options.begin(), options.end(), value) == options.end()) {
+      std::string quoted;
+      for (const auto& option : options) quoted += (quoted.empty() ? "\"" : ", \"") + option + "\"";
+      fail(prefix + "." + key, "expected one of " + quoted + ", got \"" + value + "\"");
+    }
+    return value;
+  }
+
+  double positive(const toml::node& node, const std::string& key) const {
+    const double value = number(node, key);
+    if (!(value > 0.0) || !std::isfinite(value)) fail(key, "expected a positive number, got " + std::to_string(value));
+    return value;
+  }
+
   const std::string& source() const { return source_; }
   const toml::table& root() const { return root_; }
 
@@ -147,21 +168,20 @@ void readCaseTable(const CaseReader& reader, CaseDescription& result) {
 
 void readLbmTable(const CaseReader& reader, CaseDescription& result) {
   const toml::table* table = reader.table("lbm", true);
-  reader.checkKeys(*table, "lbm", {"lattice", "collision", "tau", "viscosity", "body_force"});
-  const std::string lattice = reader.string(table, "lbm", "lattice", nullptr);
-  if (lattice == "D2Q9")
-    result.lbm.lattice = lbm::LatticeKind::D2Q9;
-  else if (lattice == "D3Q19")
-    result.lbm.lattice = lbm::LatticeKind::D3Q19;
-  else if (lattice == "D3Q27")
-    result.lbm.lattice = lbm::LatticeKind::D3Q27;
-  else
-    reader.fail("lbm.lattice", "expected \"D2Q9\", \"D3Q19\" or \"D3Q27\", got \"" + lattice + "\"");
+  reader.checkKeys(*table, "lbm", {"lattice", "collision", "trt_magic", "storage", "tau", "viscosity", "body_force"});
+  const std::string lattice = reader.choice(table, "lbm", "lattice", {"D2Q9", "D3Q19", "D3Q27"}, true);
+  result.lbm.lattice = lattice == "D2Q9"    ? lbm::LatticeKind::D2Q9
+                       : lattice == "D3Q19" ? lbm::LatticeKind::D3Q19
+                                            : lbm::LatticeKind::D3Q27;
   result.dimensions = lbm::latticeDimensions(result.lbm.lattice);
-
-  const std::string bgk = "bgk";
-  const std::string collision = reader.string(table, "lbm", "collision", &bgk);
-  if (collision != "bgk") reader.fail("lbm.collision", "expected \"bgk\", got \"" + collision + "\"");
+  const std::string collision = reader.choice(table, "lbm", "collision", {"bgk", "trt"});
+  result.lbm.collision = collision == "trt" ? lbm::CollisionKind::Trt : lbm::CollisionKind::Bgk;
+  if (const toml::node* magic = table->get("trt_magic")) {
+    if (result.lbm.collision != lbm::CollisionKind::Trt) reader.fail("lbm.trt_magic", "only collision = \"trt\" takes it");
+    result.lbm.trtMagic = static_cast<float>(reader.positive(*magic, "lbm.trt_magic"));
+  }
+  const std::string storage = reader.choice(table, "lbm", "storage", {"fp32", "fp16"});
+  result.lbm.storage = storage == "fp16" ? lbm::StorageKind::Fp16 : lbm::StorageKind::Fp32;
 
   const toml::node* tau = table->get("tau");
   const toml::node* viscosity = table->get("viscosity");
@@ -208,11 +228,8 @@ void readDomainTable(const CaseReader& reader, CaseDescription& result) {
       periodic[axis] = values[axis].as_boolean()->get();
     }
   }
-  for (int axis = 0; axis < 3; ++axis) {
-    const lbm::FaceType type = periodic[axis] ? lbm::FaceType::Periodic : lbm::FaceType::Wall;
-    result.lbm.faces.type[2 * axis] = type;
-    result.lbm.faces.type[2 * axis + 1] = type;
-  }
+  for (int axis = 0; axis < 3; ++axis)
+    if (periodic[axis]) result.lbm.faces.setAxisPeriodic(axis);
 }
 
 void readBoundaries(const CaseReader& reader, CaseDescription& result) {
@@ -224,26 +241,38 @@ void readBoundaries(const CaseReader& reader, CaseDescription& result) {
   for (std::size_t n = 0; n < entries->size(); ++n) {
     const toml::table& entry = *(*entries)[n].as_table();
     const std::string prefix = "boundary[" + std::to_string(n) + "]";
-    reader.checkKeys(entry, prefix, {"faces", "type", "velocity"});
+    reader.checkKeys(entry, prefix, {"faces", "type", "velocity", "profile", "density"});
     const toml::node* facesNode = entry.get("faces");
     if (!facesNode) reader.fail(prefix + ".faces", "missing (expected an array of face names x- x+ y- y+ z- z+)");
     const std::vector<std::string> faces = reader.strings(*facesNode, prefix + ".faces");
     if (faces.empty()) reader.fail(prefix + ".faces", "expected at least one face name");
-    const std::string type = reader.string(&entry, prefix, "type", nullptr);
-    lbm::FaceType faceType = lbm::FaceType::Wall;
-    if (type == "moving_wall")
-      faceType = lbm::FaceType::MovingWall;
-    else if (type != "wall")
-      reader.fail(prefix + ".type", "expected \"wall\" or \"moving_wall\", got \"" + type + "\"");
-    lbm::Vector3 velocity;
+    const std::string type =
+        reader.choice(&entry, prefix, "type", {"wall", "moving_wall", "velocity", "pressure", "outflow"}, true);
+    lbm::FaceCondition condition;
+    condition.type = type == "moving_wall" ? lbm::FaceType::MovingWall
+                     : type == "velocity"  ? lbm::FaceType::Velocity
+                     : type == "pressure"  ? lbm::FaceType::Pressure
+                     : type == "outflow"   ? lbm::FaceType::Outflow
+                                           : lbm::FaceType::Wall;
+    const bool takesVelocity = condition.type == lbm::FaceType::MovingWall || condition.type == lbm::FaceType::Velocity;
     const toml::node* velocityNode = entry.get("velocity");
-    if (faceType == lbm::FaceType::MovingWall) {
+    if (takesVelocity) {
       if (!velocityNode)
-        reader.fail(prefix + ".velocity", "missing (a moving_wall needs " + std::to_string(result.dimensions) +
+        reader.fail(prefix + ".velocity", "missing (a " + type + " boundary needs " + std::to_string(result.dimensions) +
                                               " velocity components)");
-      velocity = toVector(reader.numbers(*velocityNode, prefix + ".velocity", result.dimensions));
+      condition.velocity = toVector(reader.numbers(*velocityNode, prefix + ".velocity", result.dimensions));
     } else if (velocityNode) {
-      reader.fail(prefix + ".velocity", "only a moving_wall takes a velocity");
+      reader.fail(prefix + ".velocity", "only moving_wall and velocity boundaries take a velocity");
+    }
+    if (entry.get("profile")) {
+      if (condition.type != lbm::FaceType::Velocity) reader.fail(prefix + ".profile", "only a velocity boundary takes a profile");
+      condition.parabolic = reader.choice(&entry, prefix, "profile", {"uniform", "parabolic"}) == "parabolic";
+    }
+    if (const toml::node* density = entry.get("density")) {
+      if (condition.type != lbm::FaceType::Pressure) reader.fail(prefix + ".density", "only a pressure boundary takes a density");
+      condition.density = static_cast<float>(reader.positive(*density, prefix + ".density"));
+    } else if (condition.type == lbm::FaceType::Pressure) {
+      reader.fail(prefix + ".density", "missing (a pressure boundary needs the density it holds, e.g. 1.0)");
     }
     std::set<int> seen;
     for (const std::string& faceText : faces) {
@@ -254,16 +283,112 @@ void readBoundaries(const CaseReader& reader, CaseDescription& result) {
       const int axis = lbm::faceAxis(face);
       if (axis >= result.dimensions)
         reader.fail(prefix + ".faces", "face \"" + faceText + "\" does not exist in a 2D domain");
-      if (result.lbm.faces.type[face] == lbm::FaceType::Periodic)
+      if (result.lbm.faces.face[face].type == lbm::FaceType::Periodic)
         reader.fail(prefix + ".faces", "face \"" + faceText + "\" lies on a periodic axis (domain.periodic)");
-      if (faceType == lbm::FaceType::MovingWall && velocity[axis] != 0.0f)
+      if (condition.type == lbm::FaceType::MovingWall && condition.velocity[axis] != 0.0f)
         reader.fail(prefix + ".velocity", "a moving wall slides along its face: the component normal to \"" +
                                               faceText + "\" must be 0");
       // A later entry on the same face replaces an earlier one.
-      result.lbm.faces.type[face] = faceType;
-      result.lbm.faces.wallVelocity[face] = velocity;
+      result.lbm.faces.face[face] = condition;
     }
   }
+}
+
+// A path from the case: as given (relative to the working directory), else next to the case file.
+std::string resolvePath(const std::string& path, const std::string& casePath) {
+  std::filesystem::path found = path;
+  const std::filesystem::path besideCase = std::filesystem::path(casePath).parent_path() / path;
+  if (!std::filesystem::exists(found) && found.is_relative() && std::filesystem::exists(besideCase)) found = besideCase;
+  return found.string();
+}
+
+std::array<double, 3> point(const CaseReader& reader, const toml::table& entry, const std::string& prefix,
+                            const std::string& key, int dimensions) {
+  const toml::node* node = entry.get(key);
+  if (!node) reader.fail(prefix + "." + key, "missing (expected " + std::to_string(dimensions) + " coordinates)");
+  const std::vector<double> values = reader.numbers(*node, prefix + "." + key, dimensions);
+  return {values[0], values[1], dimensions == 3 ? values[2] : 0.0};
+}
+
+void readObstacles(const CaseReader& reader, CaseDescription& result) {
+  const toml::node* node = reader.root().get("obstacle");
+  if (!node) return;
+  const toml::array* entries = node->as_array();
+  if (!entries || !entries->is_array_of_tables())
+    reader.fail("obstacle", "expected [[obstacle]] entries (an array of tables)");
+  const int dimensions = result.dimensions;
+  for (std::size_t n = 0; n < entries->size(); ++n) {
+    const toml::table& entry = *(*entries)[n].as_table();
+    const std::string prefix = "obstacle[" + std::to_string(n) + "]";
+    geometry::ObstacleSpec spec;
+    spec.source = reader.source() + ": " + prefix;
+    const std::string shape = reader.choice(&entry, prefix, "shape", {"sphere", "cylinder", "box", "stl"}, true);
+    if (shape == "sphere" || shape == "cylinder") {
+      reader.checkKeys(entry, prefix, shape == "sphere" ? std::vector<std::string>{"shape", "center", "radius"}
+                                                        : std::vector<std::string>{"shape", "center", "radius", "axis"});
+      spec.kind = shape == "sphere" ? geometry::ShapeKind::Sphere : geometry::ShapeKind::Cylinder;
+      spec.center = point(reader, entry, prefix, "center", dimensions);
+      const toml::node* radius = entry.get("radius");
+      if (!radius) reader.fail(prefix + ".radius", "missing (expected a positive number)");
+      spec.radius = reader.positive(*radius, prefix + ".radius");
+      if (shape == "cylinder") {
+        const std::string axis = reader.choice(&entry, prefix, "axis", {"z", "x", "y"});
+        spec.axis = axis == "x" ? 0 : axis == "y" ? 1 : 2;
+        if (dimensions == 2 && spec.axis != 2) reader.fail(prefix + ".axis", "a 2D cylinder's axis is z");
+      }
+    } else if (shape == "box") {
+      reader.checkKeys(entry, prefix, {"shape", "min", "max"});
+      spec.kind = geometry::ShapeKind::Box;
+      spec.min = point(reader, entry, prefix, "min", dimensions);
+      spec.max = point(reader, entry, prefix, "max", dimensions);
+      for (int axis = 0; axis < dimensions; ++axis)
+        if (spec.min[axis] > spec.max[axis]) reader.fail(prefix + ".max", "expected max >= min on every axis");
+    } else {
+      reader.checkKeys(entry, prefix, {"shape", "file", "scale", "translate"});
+      if (dimensions != 3) reader.fail(prefix + ".shape", "stl obstacles need a 3D domain");
+      spec.kind = geometry::ShapeKind::Stl;
+      spec.file = resolvePath(reader.string(&entry, prefix, "file", nullptr), reader.source());
+      if (const toml::node* scale = entry.get("scale")) spec.scale = reader.positive(*scale, prefix + ".scale");
+      if (entry.get("translate")) spec.translate = point(reader, entry, prefix, "translate", dimensions);
+    }
+    result.obstacles.push_back(spec);
+  }
+}
+
+void readForcesTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("forces", false);
+  if (!table) return;
+  reader.checkKeys(*table, "forces", {"every", "reference_velocity", "reference_length", "reference_area"});
+  if (result.obstacles.empty()) reader.fail("forces", "forces act on obstacles: add an [[obstacle]]");
+  const toml::node* every = table->get("every");
+  if (!every) reader.fail("forces.every", "missing (expected a positive integer)");
+  result.forces.every = reader.integer(*every, "forces.every");
+  if (result.forces.every <= 0)
+    reader.fail("forces.every", "expected a positive integer, got " + std::to_string(result.forces.every));
+  if (const toml::node* u = table->get("reference_velocity"))
+    result.forces.referenceVelocity = reader.positive(*u, "forces.reference_velocity");
+  if (const toml::node* d = table->get("reference_length"))
+    result.forces.referenceLength = reader.positive(*d, "forces.reference_length");
+  if (const toml::node* a = table->get("reference_area")) {
+    if (result.dimensions == 2) reader.fail("forces.reference_area", "2D forces are per unit depth: the area is the length");
+    result.forces.referenceArea = reader.positive(*a, "forces.reference_area");
+  }
+  if ((result.forces.referenceVelocity > 0.0) != (result.forces.referenceLength > 0.0))
+    reader.fail(result.forces.referenceVelocity > 0.0 ? "forces.reference_length" : "forces.reference_velocity",
+                "cd and cl need both reference_velocity and reference_length");
+}
+
+// The obstacles as a per-node mask; an STL problem is reported with the obstacle's key.
+void rasterizeObstacles(const CaseReader& reader, CaseDescription& result) {
+  if (result.obstacles.empty()) return;
+  const Extent& extent = result.lbm.extent;
+  result.lbm.solid.assign(static_cast<std::size_t>(extent.cellCount()), 0);
+  for (std::size_t n = 0; n < result.obstacles.size(); ++n)
+    geometry::rasterize(result.obstacles[n], extent, result.lbm.solid.data());
+  const auto solidNodes = std::count(result.lbm.solid.begin(), result.lbm.solid.end(), std::uint8_t{1});
+  if (solidNodes == 0)
+    reader.fail("obstacle", "the obstacles cover no node of the domain (node (i,j,k) sits at (i,j,k))");
+  if (solidNodes == extent.cellCount()) reader.fail("obstacle", "the obstacles fill the whole domain");
 }
 
 void readOutputTable(const CaseReader& reader, CaseDescription& result) {
@@ -339,13 +464,16 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
   CaseDescription result;
   result.sourcePath = sourceName;
   const CaseReader reader(root, sourceName);
-  reader.checkKeys(root, "", {"case", "lbm", "domain", "boundary", "output", "insitu"});
+  reader.checkKeys(root, "", {"case", "lbm", "domain", "boundary", "obstacle", "forces", "output", "insitu"});
   readCaseTable(reader, result);
   readLbmTable(reader, result);
   readDomainTable(reader, result);
   readBoundaries(reader, result);
+  readObstacles(reader, result);
+  readForcesTable(reader, result);
   readOutputTable(reader, result);
   readInSituTable(reader, result);
+  rasterizeObstacles(reader, result);
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/Extent.hpp"
+#include "geometry/Obstacle.hpp"
 #include "lbm/UniformSolver.hpp"
 
 namespace octoflow::io {
@@ -21,6 +22,15 @@ struct InSituSettings {
   Index every = 100;                 // run the pipelines every N steps (and at step 0)
 };
 
+// Forces on the obstacles, written to <output.directory>/forces.csv.
+struct ForcesSettings {
+  Index every = 0;                 // 0: no forces file
+  double referenceVelocity = 0.0;  // U, lattice units; with the length: cd = 2 fx / (rho0 U^2 A)
+  double referenceLength = 0.0;    // D, lattice units
+  double referenceArea = 0.0;      // 3D: A (default D^2); 2D: A = D (per unit depth)
+  bool coefficients() const { return referenceVelocity > 0.0 && referenceLength > 0.0; }
+};
+
 struct CaseDescription {
   std::string sourcePath;
   std::string name;
@@ -28,6 +38,8 @@ struct CaseDescription {
   Index steps = 0;
   int dimensions = 2;
   lbm::UniformSolverConfig lbm;
+  std::vector<geometry::ObstacleSpec> obstacles;  // rasterised into lbm.solid
+  ForcesSettings forces;
   OutputSettings output;
   InSituSettings insitu;
 };

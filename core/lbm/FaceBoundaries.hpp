@@ -1,14 +1,22 @@
 #pragma once
-// Conditions on the six faces of a uniform box, in a form the kernels can copy by value.
+// Conditions on the six faces of a uniform box, in a form the kernels copy by value.
 #include <cstdint>
 #include <string>
 
+#include "common/Extent.hpp"
 #include "common/Macros.hpp"
 #include "lbm/Collision.hpp"
 
 namespace octoflow::lbm {
 
-enum class FaceType : std::uint8_t { Periodic, Wall, MovingWall };
+enum class FaceType : std::uint8_t {
+  Periodic,    // wraps to the opposite face
+  Wall,        // resting wall, half-way bounce-back
+  MovingWall,  // bounce-back plus the wall's (tangential) momentum
+  Velocity,    // inlet: bounce-back with a prescribed velocity, uniform or parabolic
+  Pressure,    // outlet: anti-bounce-back with a prescribed density
+  Outflow      // zero normal gradient: missing populations copied from the node one step inward
+};
 
 // Face index = 2 * axis + (1 on the + side): x- x+ y- y+ z- z+.
 constexpr int kFaceCount = 6;
@@ -23,12 +31,38 @@ inline int faceFromName(const std::string& name) {
 }
 OCTO_HD constexpr int faceAxis(int face) { return face / 2; }
 
-struct FaceBoundaries {
-  FaceType type[kFaceCount] = {FaceType::Wall, FaceType::Wall, FaceType::Wall,
-                               FaceType::Wall, FaceType::Wall, FaceType::Wall};
-  Vector3 wallVelocity[kFaceCount];
-
-  OCTO_HD bool periodic(int axis) const { return type[2 * axis] == FaceType::Periodic; }
+struct FaceCondition {
+  FaceType type = FaceType::Wall;
+  Vector3 velocity;       // MovingWall, Velocity (the peak for a parabolic profile)
+  bool parabolic = false; // Velocity: zero at the face's edges, `velocity` at its centre
+  float density = 1.0f;   // Pressure
 };
+
+struct FaceBoundaries {
+  FaceCondition face[kFaceCount];
+
+  OCTO_HD bool periodic(int axis) const { return face[2 * axis].type == FaceType::Periodic; }
+  void setType(int faceIndex, FaceType type) { face[faceIndex].type = type; }
+  void setAxisPeriodic(int axis) {
+    face[2 * axis].type = FaceType::Periodic;
+    face[2 * axis + 1].type = FaceType::Periodic;
+  }
+};
+
+// The velocity a face imposes at the boundary node (i, j, k). A parabolic profile is the product
+// of 4 s (1 - s) over the face's non-periodic tangential axes, s = (x + 1/2) / n the position
+// between the half-way walls at -1/2 and n - 1/2: the given velocity at the centre, zero at edges.
+OCTO_HD inline Vector3 faceVelocity(const FaceBoundaries& faces, int faceIndex, const Extent& extent,
+                                    const Index (&position)[3]) {
+  const FaceCondition& condition = faces.face[faceIndex];
+  if (!condition.parabolic) return condition.velocity;
+  float shape = 1.0f;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (axis == faceAxis(faceIndex) || faces.periodic(axis) || extent.size(axis) == 1) continue;
+    const float s = (static_cast<float>(position[axis]) + 0.5f) / static_cast<float>(extent.size(axis));
+    shape *= 4.0f * s * (1.0f - s);
+  }
+  return Vector3{shape * condition.velocity.x, shape * condition.velocity.y, shape * condition.velocity.z};
+}
 
 }  // namespace octoflow::lbm

@@ -6,34 +6,47 @@
 
 namespace octoflow::lbm::detail {
 
-template <class L, class Executor>
+template <class L, class S, class Collision, class Executor>
 class UniformEngineFor final : public UniformEngine {
 public:
-  explicit UniformEngineFor(const UniformSolverConfig& config)
-      : grid_{config.extent, config.faces, config.acceleration}, collision_{config.tau} {}
+  using Value = typename S::Value;
 
-  void initialize(const float* density, const float* velocity, float* populations) override {
-    executor_.parallelFor(nodeCount(), InitializeEquilibrium<L>{nodeCount(), density, velocity, populations});
+  UniformEngineFor(const UniformSolverConfig& config, const Collision& collision, const std::uint8_t* solid)
+      : grid_{config.extent, config.faces, config.acceleration, solid}, collision_(collision) {}
+
+  void initialize(const float* density, const float* velocity, void* populations) override {
+    executor_.parallelFor(nodeCount(),
+                          InitializeEquilibrium<L, S>{nodeCount(), density, velocity, static_cast<Value*>(populations)});
   }
-  void streamCollide(const float* source, float* destination) override {
-    executor_.parallelFor(nodeCount(), StreamCollide<L, Bgk>{grid_, collision_, source, destination});
+  void streamCollide(const void* source, void* destination) override {
+    executor_.parallelFor(nodeCount(), StreamCollide<L, S, Collision>{grid_, collision_, static_cast<const Value*>(source),
+                                                                      static_cast<Value*>(destination)});
   }
-  void macroscopic(const float* populations, float* density, float* velocity) override {
-    executor_.parallelFor(nodeCount(), Macroscopic<L>{grid_, populations, density, velocity});
+  void macroscopic(const void* populations, float* density, float* velocity) override {
+    executor_.parallelFor(nodeCount(), Macroscopic<L, S>{grid_, static_cast<const Value*>(populations), density, velocity});
+  }
+  void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) override {
+    executor_.parallelFor(count, ObstacleForce<L, S>{links, static_cast<const Value*>(populations), nodeCount(), force});
   }
   void synchronize() override { executor_.synchronize(); }
 
 private:
   Index nodeCount() const { return grid_.extent.cellCount(); }
   GridView grid_;
-  Bgk collision_;
+  Collision collision_;
   Executor executor_;
 };
 
 template <class Executor>
-std::unique_ptr<UniformEngine> makeEngine(const UniformSolverConfig& config) {
-  return withLattice(config.lattice, [&](auto lattice) -> std::unique_ptr<UniformEngine> {
-    return std::make_unique<UniformEngineFor<decltype(lattice), Executor>>(config);
+std::unique_ptr<UniformEngine> makeEngine(const UniformSolverConfig& config, const std::uint8_t* solid) {
+  return withLattice(config.lattice, [&](auto lattice) {
+    return withStorage(config.storage, [&](auto storage) -> std::unique_ptr<UniformEngine> {
+      using L = decltype(lattice);
+      using S = decltype(storage);
+      if (config.collision == CollisionKind::Trt)
+        return std::make_unique<UniformEngineFor<L, S, Trt, Executor>>(config, Trt{config.tau, config.trtMagic}, solid);
+      return std::make_unique<UniformEngineFor<L, S, Bgk, Executor>>(config, Bgk{config.tau}, solid);
+    });
   });
 }
 

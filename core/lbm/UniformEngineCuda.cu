@@ -3,8 +3,8 @@
 
 namespace octoflow::lbm::detail {
 
-std::unique_ptr<UniformEngine> makeCudaEngine(const UniformSolverConfig& config) {
-  return makeEngine<exec::CudaExecutor>(config);
+std::unique_ptr<UniformEngine> makeCudaEngine(const UniformSolverConfig& config, const std::uint8_t* solid) {
+  return makeEngine<exec::CudaExecutor>(config, solid);
 }
 
 }  // namespace octoflow::lbm::detail

@@ -34,7 +34,7 @@ TEST(VtiSeriesWriter, WritesReadableCompressedFilesAndASeries) {
   lbm::UniformSolverConfig config;
   config.lattice = lbm::LatticeKind::D3Q19;
   config.extent = Extent{7, 5, 3};
-  config.faces.type[0] = config.faces.type[1] = lbm::FaceType::Periodic;
+  config.faces.setAxisPeriodic(0);
   config.acceleration = lbm::Vector3{1e-4f, 0.0f, 0.0f};
   config.tau = 0.7f;
   lbm::UniformSolver solver(config, exec::Backend::Cpu);

@@ -21,10 +21,10 @@ TEST_P(CudaParity, MatchesTheCpuReferenceAfter1000Steps) {
   config.lattice = GetParam();
   const bool is3d = latticeDimensions(config.lattice) == 3;
   config.extent = is3d ? Extent{20, 16, 12} : Extent{48, 40, 1};
-  config.faces.type[0] = config.faces.type[1] = FaceType::Periodic;
-  if (!is3d) config.faces.type[4] = config.faces.type[5] = FaceType::Periodic;
-  config.faces.type[3] = FaceType::MovingWall;
-  config.faces.wallVelocity[3] = Vector3{0.08f, 0.0f, is3d ? 0.03f : 0.0f};
+  config.faces.setAxisPeriodic(0);
+  if (!is3d) config.faces.setAxisPeriodic(2);
+  config.faces.face[3].type = FaceType::MovingWall;
+  config.faces.face[3].velocity = Vector3{0.08f, 0.0f, is3d ? 0.03f : 0.0f};
   config.acceleration = Vector3{2e-6f, 0.0f, 0.0f};
   config.tau = 0.65f;
 

@@ -49,11 +49,11 @@ TEST(CaseFile, ParsesEveryDocumentedKey) {
   EXPECT_EQ(d.lbm.extent.nx, 64);
   EXPECT_EQ(d.lbm.extent.ny, 32);
   EXPECT_EQ(d.lbm.extent.nz, 1);
-  EXPECT_EQ(d.lbm.faces.type[0], lbm::FaceType::Periodic);
-  EXPECT_EQ(d.lbm.faces.type[2], lbm::FaceType::Wall);
+  EXPECT_EQ(d.lbm.faces.face[0].type, lbm::FaceType::Periodic);
+  EXPECT_EQ(d.lbm.faces.face[2].type, lbm::FaceType::Wall);
   // The later entry on y+ replaces the earlier wall.
-  EXPECT_EQ(d.lbm.faces.type[3], lbm::FaceType::MovingWall);
-  EXPECT_FLOAT_EQ(d.lbm.faces.wallVelocity[3].x, 0.1f);
+  EXPECT_EQ(d.lbm.faces.face[3].type, lbm::FaceType::MovingWall);
+  EXPECT_FLOAT_EQ(d.lbm.faces.face[3].velocity.x, 0.1f);
   EXPECT_EQ(d.output.directory, "out/channel");
   EXPECT_EQ(d.output.every, 10);
   EXPECT_TRUE(d.output.wants("velocity"));

@@ -24,12 +24,12 @@ TEST(Streaming, PeriodicAxesWrapAndWallsReflectHalfWay) {
   using L = D3Q19;
   GridView grid;
   grid.extent = Extent{5, 4, 3};
-  grid.faces.type[0] = grid.faces.type[1] = FaceType::Periodic;  // x periodic, y and z walls
+  grid.faces.setAxisPeriodic(0);  // x periodic, y and z walls
   const Index n = grid.extent.cellCount();
   const auto values = labelledPopulations(L::Q, n);
   for (Index node = 0; node < n; ++node) {
     float g[L::Q];
-    pullPopulations<L>(grid, values.data(), node, g);
+    pullPopulations<L, Fp32Storage>(grid, PopulationsIn<Fp32Storage>{values.data(), n}, node, g);
     Index i, j, k;
     grid.extent.coordinates(node, i, j, k);
     for (int q = 0; q < L::Q; ++q) {
@@ -46,14 +46,14 @@ TEST(Streaming, MovingWallAddsTheWallMomentumTerm) {
   using L = D2Q9;
   GridView grid;
   grid.extent = Extent{3, 3, 1};
-  grid.faces.type[0] = grid.faces.type[1] = FaceType::Periodic;
-  grid.faces.type[3] = FaceType::MovingWall;  // y+ moves with u = (0.1, 0)
-  grid.faces.wallVelocity[3] = Vector3{0.1f, 0.0f, 0.0f};
+  grid.faces.setAxisPeriodic(0);
+  grid.faces.face[3].type = FaceType::MovingWall;  // y+ moves with u = (0.1, 0)
+  grid.faces.face[3].velocity = Vector3{0.1f, 0.0f, 0.0f};
   const Index n = grid.extent.cellCount();
   std::vector<float> values(static_cast<std::size_t>(L::Q) * n, 0.0f);  // rest state: rho = 1
   const Index top = grid.extent.linear(1, 2, 0);
   float g[L::Q];
-  pullPopulations<L>(grid, values.data(), top, g);
+  pullPopulations<L, Fp32Storage>(grid, PopulationsIn<Fp32Storage>{values.data(), n}, top, g);
   for (int q = 0; q < L::Q; ++q) {
     // Links arriving from y+ (c_y < 0) carry 6 w rho (c . u_w) = 0.6 w c_x.
     const float expected = L::c(q, 1) < 0 ? 0.6f * L::w(q) * L::c(q, 0) : 0.0f;
@@ -84,9 +84,9 @@ TEST(Streaming, ClosedCavityWithLidConservesMass) {
     config.lattice = lattice;
     const bool is3d = latticeDimensions(lattice) == 3;
     config.extent = is3d ? Extent{12, 12, 12} : Extent{24, 24, 1};
-    if (!is3d) config.faces.type[4] = config.faces.type[5] = FaceType::Periodic;
-    config.faces.type[3] = FaceType::MovingWall;
-    config.faces.wallVelocity[3] = Vector3{0.1f, 0.0f, 0.0f};
+    if (!is3d) config.faces.setAxisPeriodic(2);
+    config.faces.face[3].type = FaceType::MovingWall;
+    config.faces.face[3].velocity = Vector3{0.1f, 0.0f, 0.0f};
     config.tau = 0.6f;
     UniformSolver solver(config, exec::Backend::Cpu);
     const double before = totals(solver).mass;
@@ -104,7 +104,7 @@ TEST(Streaming, PeriodicBoxGainsExactlyTheBodyForce) {
   UniformSolverConfig config;
   config.lattice = LatticeKind::D3Q19;
   config.extent = Extent{8, 6, 4};
-  for (auto& type : config.faces.type) type = FaceType::Periodic;
+  for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
   config.acceleration = Vector3{1e-5f, -2e-5f, 5e-6f};
   config.tau = 0.9f;
   UniformSolver solver(config, exec::Backend::Cpu);

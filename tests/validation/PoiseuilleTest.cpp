@@ -36,8 +36,8 @@ TEST(Poiseuille, PlaneChannelMatchesTheParabola) {
   UniformSolverConfig config;
   config.lattice = LatticeKind::D2Q9;
   config.extent = Extent{4, 32, 1};
-  config.faces.type[0] = config.faces.type[1] = FaceType::Periodic;
-  config.faces.type[4] = config.faces.type[5] = FaceType::Periodic;
+  config.faces.setAxisPeriodic(0);
+  config.faces.setAxisPeriodic(2);
   config.tau = 0.8f;
   config.acceleration = Vector3{1e-6f, 0.0f, 0.0f};
   const double nu = viscosityFromTau(config.tau);
@@ -77,7 +77,7 @@ TEST_P(DuctPoiseuille, MatchesTheSeriesSolution) {
   UniformSolverConfig config;
   config.lattice = GetParam();
   config.extent = Extent{4, 24, 24};
-  config.faces.type[0] = config.faces.type[1] = FaceType::Periodic;
+  config.faces.setAxisPeriodic(0);
   config.tau = 0.8f;
   config.acceleration = Vector3{1e-5f, 0.0f, 0.0f};
   const double nu = viscosityFromTau(config.tau);

@@ -24,7 +24,7 @@ double measuredViscosity(int n, float tau, double amplitude) {
   UniformSolverConfig config;
   config.lattice = LatticeKind::D2Q9;
   config.extent = Extent{n, n, 1};
-  for (auto& type : config.faces.type) type = FaceType::Periodic;
+  for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
   config.tau = tau;
   UniformSolver solver(config, exec::Backend::Cpu);
 

@@ -1,0 +1,62 @@
+#pragma once
+// How populations are kept in memory: FP32, or FP16 with FP32 arithmetic (half the bytes per
+// update). The FP16 form stores the deviation g = f - w scaled by 2^10, so that the small
+// deviations of slow flows stay in FP16's normal range (>= 6.1e-5 / 1024 = 6e-8) while the
+// largest ones (|g| < 0.5) stay far below its maximum. Conversions round to nearest even in
+// g++ code (_Float16) and nvcc code (cuda_fp16) alike, so both executions store the same bits.
+#include <cstdint>
+#include <cstring>
+
+#include "common/Macros.hpp"
+
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#endif
+
+namespace octoflow::lbm {
+
+enum class StorageKind { Fp32, Fp16 };
+
+struct Fp32Storage {
+  using Value = float;
+  static constexpr StorageKind kind = StorageKind::Fp32;
+  OCTO_HD static float load(Value value) { return value; }
+  OCTO_HD static Value store(float value) { return value; }
+};
+
+struct Fp16Storage {
+  using Value = std::uint16_t;  // IEEE binary16 bits
+  static constexpr StorageKind kind = StorageKind::Fp16;
+  static constexpr float scale = 1024.0f;
+  OCTO_HD static float load(Value bits) {
+#if defined(__CUDACC__)  // cuda_fp16's conversions are host and device functions
+    return __half2float(__ushort_as_half(bits)) * (1.0f / scale);
+#else
+    _Float16 half;
+    std::memcpy(&half, &bits, sizeof bits);
+    return static_cast<float>(half) * (1.0f / scale);
+#endif
+  }
+  OCTO_HD static Value store(float value) {
+#if defined(__CUDACC__)
+    return __half_as_ushort(__float2half_rn(value * scale));
+#else
+    const _Float16 half = static_cast<_Float16>(value * scale);
+    Value bits;
+    std::memcpy(&bits, &half, sizeof bits);
+    return bits;
+#endif
+  }
+};
+
+inline const char* storageName(StorageKind kind) { return kind == StorageKind::Fp16 ? "fp16" : "fp32"; }
+inline int storageBytes(StorageKind kind) { return kind == StorageKind::Fp16 ? 2 : 4; }
+
+// Calls f(Storage{}) with the storage type `kind` names.
+template <class F>
+decltype(auto) withStorage(StorageKind kind, F&& f) {
+  if (kind == StorageKind::Fp16) return f(Fp16Storage{});
+  return f(Fp32Storage{});
+}
+
+}  // namespace octoflow::lbm
