@@ -15,7 +15,7 @@ enum class FaceType : std::uint8_t {
   MovingWall,  // bounce-back plus the wall's (tangential) momentum
   Velocity,    // inlet: bounce-back with a prescribed velocity, uniform or parabolic
   Pressure,    // outlet: anti-bounce-back with a prescribed density
-  Outflow      // zero normal gradient: missing populations copied from the node one step inward
+  Outflow      // zero normal velocity gradient at the reference density (pressure p0)
 };
 
 // Face index = 2 * axis + (1 on the + side): x- x+ y- y+ z- z+.

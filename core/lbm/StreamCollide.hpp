@@ -60,18 +60,20 @@ struct LocalMoments {
 // The population q arriving at `node` through the faces in `crossedFaces` (a bit per face).
 // Walls of every kind reflect the node's own opposite population half-way (Ladd 1994); moving
 // walls and velocity inlets add 2 w_q rho_w (c_q . u_w) / cs^2 (Krueger et al., The Lattice
-// Boltzmann Method (2017), eq. 5.27) with rho_w the node's density, summed over every such face
+// Boltzmann Method (2017), eq. 5.27) with rho_w the node's density (an inlet: rho_0 = 1, a fixed
+// mass flux), summed over every such face
 // the link crosses: at a resting or tangentially moving wall these terms cancel over the links
 // of each node, so walls keep the mass exactly. A pressure outlet applies anti-bounce-back,
 // f_q = -f*_qbar + 2 w_q rho_out [1 + 4.5 (c_q.u)^2 - 1.5 u^2] (Krueger eq. 5.53) with u the
-// node's velocity; an outflow face copies the population that arrives at the node one step
-// inward (zero normal gradient). Walls take precedence over open faces at edges and corners.
+// node's velocity; an outflow face holds the reference density rho_0 = 1 with the velocity of
+// the node one step inward (zero normal gradient of the velocity at a fixed pressure, the usual
+// outflow of incompressible solvers). Walls take precedence over open faces at edges and corners.
 template <class L, class S>
 OCTO_HD OCTO_INLINE float incomingAcrossFaces(const GridView& grid, const PopulationsIn<S>& populations, Index node,
                                               const Index (&position)[3], int q, unsigned crossedFaces,
                                               detail::LocalMoments<L, S>& local) {
   const float reflected = populations(L::opposite(q), node);
-  bool wall = false, moving = false;
+  bool wall = false, moving = false, inlet = false;
   int openFace = -1;
   Vector3 wallVelocity;
   for (int face = 0; face < kFaceCount; ++face) {
@@ -84,6 +86,7 @@ OCTO_HD OCTO_INLINE float incomingAcrossFaces(const GridView& grid, const Popula
         wallVelocity = Vector3{wallVelocity.x + v.x, wallVelocity.y + v.y, wallVelocity.z + v.z};
         moving = true;
         wall = true;
+        inlet = inlet || condition.type == FaceType::Velocity;
         break;
       }
       case FaceType::Pressure:
@@ -93,31 +96,32 @@ OCTO_HD OCTO_INLINE float incomingAcrossFaces(const GridView& grid, const Popula
   }
   if (wall || openFace < 0) {
     if (!moving) return reflected;
-    local.ensure(populations, node);
-    return reflected + 6.0f * L::w(q) * local.rho * dot(velocityOf<L>(q), wallVelocity);
+    // An inlet injects the reference density: its mass flux rho_0 u is fixed, so the density
+    // in the domain cannot feed back into it (and grow) when the outlet is an outflow face.
+    float wallDensity = 1.0f;
+    if (!inlet) {
+      local.ensure(populations, node);
+      wallDensity = local.rho;
+    }
+    return reflected + 6.0f * L::w(q) * wallDensity * dot(velocityOf<L>(q), wallVelocity);
   }
   const FaceCondition& open = grid.faces.face[openFace];
-  if (open.type == FaceType::Pressure) {
+  Vector3 outletVelocity;
+  if (open.type == FaceType::Outflow) {
+    // Zero normal gradient of the velocity: the node one step inward sets it.
+    const int axis = faceAxis(openFace);
+    Index inner[3] = {position[0], position[1], position[2]};
+    inner[axis] += (openFace & 1) ? -1 : 1;
+    detail::LocalMoments<L, S> innerMoments;
+    innerMoments.ensure(populations, grid.extent.linear(inner[0], inner[1], inner[2]));
+    outletVelocity = innerMoments.u;
+  } else {
     local.ensure(populations, node);
-    const float cu = dot(velocityOf<L>(q), local.u);
-    return -reflected + 2.0f * L::w(q) * (open.density * (1.0f + 4.5f * cu * cu - 1.5f * dot(local.u, local.u)) - 1.0f);
+    outletVelocity = local.u;
   }
-  // Outflow: the same population one node inward (towards the interior along the face's axis).
-  const int axis = faceAxis(openFace);
-  Index inner[3] = {position[0], position[1], position[2]};
-  inner[axis] += (openFace & 1) ? -1 : 1;
-  const Extent& e = grid.extent;
-  const Index innerNode = e.linear(inner[0], inner[1], inner[2]);
-  Index source[3];
-  for (int a = 0; a < 3; ++a) {
-    source[a] = inner[a] - L::c(q, a);
-    const Index size = e.size(a);
-    if (source[a] >= 0 && source[a] < size) continue;
-    if (!grid.faces.periodic(a)) return populations(L::opposite(q), innerNode);  // a wall next to it
-    source[a] += source[a] < 0 ? size : -size;
-  }
-  const Index sourceNode = e.linear(source[0], source[1], source[2]);
-  return grid.isSolid(sourceNode) ? populations(L::opposite(q), innerNode) : populations(q, sourceNode);
+  const float cu = dot(velocityOf<L>(q), outletVelocity);
+  return -reflected +
+         2.0f * L::w(q) * (open.density * (1.0f + 4.5f * cu * cu - 1.5f * dot(outletVelocity, outletVelocity)) - 1.0f);
 }
 
 // Gathers the populations that arrive at a fluid `node` in this step: from the neighbour

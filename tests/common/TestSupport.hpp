@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "exec/Backend.hpp"
 #include "lbm/Lattice.hpp"
@@ -49,6 +52,29 @@ inline std::string replaced(std::string text, const std::string& from, const std
   const auto at = text.find(from);
   EXPECT_NE(at, std::string::npos) << "'" << from << "' not in the text";
   return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+// The numeric rows of a reference CSV in data/reference/ ('#' comment lines and the header
+// line skipped), one vector of columns per row.
+inline std::vector<std::vector<double>> readReferenceTable(const std::string& name) {
+  std::ifstream file(std::string(OCTOFLOW_SOURCE_DIR) + "/data/reference/" + name);
+  EXPECT_TRUE(file.good()) << "reference file " << name << " missing";
+  std::vector<std::vector<double>> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(file, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::vector<double> row;
+    std::stringstream cells(line);
+    std::string cell;
+    while (std::getline(cells, cell, ',')) row.push_back(std::strtod(cell.c_str(), nullptr));
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 // A fixture whose tests each get an empty folder under the system's temporary directory.
