@@ -23,6 +23,8 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
 
   lbm::UniformSolverConfig config;
   config.lattice = options.lattice;
+  config.collision = options.collision;
+  config.storage = options.storage;
   config.extent = Extent{size, size, dimensions == 3 ? size : 1};
   config.tau = 0.6f;
   for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
@@ -30,6 +32,8 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
 
   LbmBenchmarkResult result;
   result.lattice = lbm::latticeName(options.lattice);
+  result.collision = lbm::collisionName(options.collision);
+  result.storage = lbm::storageName(options.storage);
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   if (cuda) {
@@ -39,7 +43,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.nx = config.extent.nx;
   result.ny = config.extent.ny;
   result.nz = config.extent.nz;
-  result.bytesPerUpdate = 2.0 * solver.populationCount() * sizeof(float);
+  result.bytesPerUpdate = 2.0 * solver.populationCount() * lbm::storageBytes(options.storage);
 
   // Copy roofline on a buffer of the population array's size (at least 256 MiB, so caches
   // do not flatter it).
@@ -66,11 +70,11 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
 std::string formatText(const LbmBenchmarkResult& r) {
   char text[640];
   std::snprintf(text, sizeof text,
-                "octoflow bench lbm: %s on %s [%s], %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
+                "octoflow bench lbm: %s %s %s on %s [%s], %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
                 "  %.1f MLUPS, %.0f B/update -> %.1f GB/s effective\n"
                 "  copy bandwidth (same process) %.1f GB/s -> %.1f %% of the copy roofline\n",
-                r.lattice.c_str(), r.device.c_str(), r.backend.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
-                r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9,
+                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.device.c_str(), r.backend.c_str(), r.nx,
+                r.ny, r.nz, r.steps, r.seconds, r.mlups, r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy);
   return text;
 }
@@ -78,11 +82,13 @@ std::string formatText(const LbmBenchmarkResult& r) {
 std::string formatJson(const LbmBenchmarkResult& r) {
   char text[800];
   std::snprintf(text, sizeof text,
-                "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", "
+                "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", "
+                "\"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
                 "\"fraction_of_copy\": %.4f}\n",
-                r.lattice.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
+                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
+                r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy);
   return text;
 }

@@ -5,11 +5,14 @@
 
 #include "exec/Backend.hpp"
 #include "lbm/Lattice.hpp"
+#include "lbm/UniformSolver.hpp"
 
 namespace octoflow::bench {
 
 struct LbmBenchmarkOptions {
   lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;
+  lbm::CollisionKind collision = lbm::CollisionKind::Bgk;
+  lbm::StorageKind storage = lbm::StorageKind::Fp32;
   exec::Backend backend = exec::Backend::Cpu;
   long long size = 0;   // nodes per axis; 0 = 256 on CUDA, 64 on CPU (D2Q9: 4096 / 512)
   long long steps = 0;  // 0 = enough for about a second of work
@@ -17,13 +20,15 @@ struct LbmBenchmarkOptions {
 
 struct LbmBenchmarkResult {
   std::string lattice;
+  std::string collision;
+  std::string storage;
   std::string backend;
   std::string device;
   long long nx = 0, ny = 0, nz = 0;
   long long steps = 0;
   double seconds = 0.0;
   double mlups = 0.0;
-  double bytesPerUpdate = 0.0;        // 2 Q 4: each population read once and written once
+  double bytesPerUpdate = 0.0;        // 2 Q b (b = 4 FP32, 2 FP16): each population read and written once
   double effectiveBytesPerSecond = 0.0;
   double copyBytesPerSecond = 0.0;    // measured copy bandwidth (read + write)
   double fractionOfCopy = 0.0;        // effective / copy: the memory roofline fraction
