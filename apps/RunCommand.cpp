@@ -1,6 +1,7 @@
 #include "RunCommand.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -48,6 +49,14 @@ bool isMultiple(Index step, Index every) { return every > 0 && step % every == 0
 Index nextMultiple(Index step, Index every, Index last) {
   if (every <= 0) return last;
   return std::min(last, (step / every + 1) * every);
+}
+
+// A run that has gone unstable says so at the first output it would have written.
+void checkFinite(Index step, const float* values, Index count) {
+  for (Index i = 0; i < count; ++i)
+    if (!std::isfinite(values[i]))
+      throw Error("the simulation diverged by step " + std::to_string(step) +
+                  " (non-finite values): lower the velocities, raise tau (or use collision = \"trt\"), or refine the grid");
 }
 
 void printSummary(const io::CaseDescription& d, exec::Backend backend) {
@@ -122,6 +131,8 @@ int runCase(const RunOptions& options) {
     velocity = velocity || request.velocity;
     if (!output && !request.any) return;
     const auto& fields = solver.fetchFields(density, velocity);
+    checkFinite(step, density ? fields.density.data() : fields.velocity.data(),
+                density ? solver.nodeCount() : 3 * solver.nodeCount());
     const float* densityValues = density ? fields.density.data() : nullptr;
     const float* velocityValues = velocity ? fields.velocity.data() : nullptr;
     // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before

@@ -21,6 +21,12 @@ cmake --build build-gpu -j16 > "$logs/build.txt" 2>&1 || { grep -E "error" "$log
 OCTOFLOW_REQUIRE_GPU=1 ctest --test-dir build-gpu -j8 --output-on-failure > "$logs/tests.txt" 2>&1
 tests_status=$?
 tail -15 "$logs/tests.txt"
+# The figures the GPU tests print (parity differences, Re = 1000 cavity, fine cylinder).
+{
+  build-gpu/bin/parity_tests
+  build-gpu/bin/validation_tests --gtest_filter='*Gpu*'
+} > "$logs/gpu_figures.txt" 2>&1
+grep -E "max \||cavity|cylinder" "$logs/gpu_figures.txt"
 build-gpu/bin/octoflow info > "$logs/info.txt" 2>&1
 cat "$logs/info.txt"
 {

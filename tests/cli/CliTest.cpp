@@ -114,3 +114,25 @@ TEST_F(Cli, RunsACaseOnTheCpu) {
   EXPECT_EQ(quiet.exitCode, 0) << quiet.output;
   EXPECT_EQ(quiet.output.find("done:"), std::string::npos) << quiet.output;
 }
+
+TEST_F(Cli, ADivergingRunStopsWithAClearMessage) {
+  // tau just above 1/2 under a fast lid: BGK goes unstable within a few hundred steps.
+  writeCase("unstable.toml", R"([case]
+name = "unstable"
+steps = 2000
+[lbm]
+lattice = "D2Q9"
+tau = 0.501
+[domain]
+size = [32, 32]
+[[boundary]]
+faces = ["y+"]
+type = "moving_wall"
+velocity = [0.4, 0.0]
+[output]
+every = 500
+)");
+  const CommandResult result = runCli("run unstable.toml --backend cpu", directory_);
+  EXPECT_EQ(result.exitCode, 1) << result.output;
+  EXPECT_NE(result.output.find("diverged by step 500"), std::string::npos) << result.output;
+}

@@ -39,7 +39,7 @@ TEST_P(CudaParity, MatchesTheCpuReferenceAfter1000Steps) {
   config.extent = is3d ? Extent{24, 16, 12} : Extent{48, 40, 1};
   if (is3d) {
     config.faces.face[4].type = FaceType::Pressure;
-    config.faces.face[4].density = 1.01f;
+    config.faces.face[4].density = 1.0f;  // the outflow's reference: two open faces, one pressure
   } else {
     config.faces.setAxisPeriodic(2);
   }
@@ -66,6 +66,7 @@ TEST_P(CudaParity, MatchesTheCpuReferenceAfter1000Steps) {
   ASSERT_EQ(reference.size(), device.size());
   double maxDifference = 0.0, maxValue = 0.0;
   for (std::size_t i = 0; i < reference.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(reference[i]) && std::isfinite(device[i])) << "population value " << i << " diverged";
     maxDifference = std::max(maxDifference, static_cast<double>(std::abs(reference[i] - device[i])));
     maxValue = std::max(maxValue, static_cast<double>(std::abs(reference[i])));
   }
