@@ -136,3 +136,50 @@ every = 500
   EXPECT_EQ(result.exitCode, 1) << result.output;
   EXPECT_NE(result.output.find("diverged by step 500"), std::string::npos) << result.output;
 }
+
+TEST_F(Cli, ObstacleForcesAreWrittenToForcesCsv) {
+  writeCase("cylinder.toml", R"([case]
+name = "cylinder"
+steps = 300
+[lbm]
+lattice = "D2Q9"
+collision = "trt"
+tau = 0.8
+[domain]
+size = [60, 30]
+[[boundary]]
+faces = ["x-"]
+type = "velocity"
+velocity = [0.05, 0.0]
+[[boundary]]
+faces = ["x+"]
+type = "outflow"
+[[obstacle]]
+shape = "cylinder"
+center = [15.0, 14.5]
+radius = 4.0
+[forces]
+every = 100
+reference_velocity = 0.05
+reference_length = 8.0
+[output]
+fields = []
+)");
+  const CommandResult result = runCli("run cylinder.toml --backend cpu", directory_);
+  ASSERT_EQ(result.exitCode, 0) << result.output;
+  std::ifstream file(directory_ / "out" / "cylinder" / "forces.csv");
+  std::string header, line;
+  std::getline(file, header);
+  EXPECT_EQ(header, "step,fx,fy,fz,cd,cl");
+  int rows = 0;
+  while (std::getline(file, line)) {
+    ++rows;
+    double step, fx, fy, fz, cd, cl;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf", &step, &fx, &fy, &fz, &cd, &cl), 6) << line;
+    EXPECT_EQ(step, 100.0 * rows);
+    EXPECT_GT(fx, 0.0) << "the flow drags the cylinder downstream";
+    EXPECT_EQ(fz, 0.0) << "a 2D flow has no z force";
+    EXPECT_NEAR(cd, 2.0 * fx / (0.05 * 0.05 * 8.0), 1e-6 * std::abs(cd)) << "cd = 2 fx / (rho0 U^2 D)";
+  }
+  EXPECT_EQ(rows, 3);
+}

@@ -121,7 +121,7 @@ TEST(CaseFile, MissingFileIsAnInputError) {
 }
 
 TEST(CaseFile, RepositoryCasesAreValid) {
-  for (const char* name : {"poiseuille2d", "poiseuille3d", "cavity2d"}) {
+  for (const char* name : {"poiseuille2d", "poiseuille3d", "cavity2d", "cylinder2d", "sphere3d_stl"}) {
     const std::string path = std::string(OCTOFLOW_SOURCE_DIR) + "/data/cases/" + name + ".toml";
     EXPECT_NO_THROW(io::loadCase(path)) << path;
   }
