@@ -79,7 +79,7 @@ int runCli(int argc, char** argv) {
   long long benchSize = 0, benchSteps = 0;
   bool json = false;
   benchLbm->add_option("--lattice", latticeText, "D2Q9 | D3Q19 | D3Q27");
-  benchLbm->add_option("--collision", collisionText, "bgk | trt");
+  benchLbm->add_option("--collision", collisionText, "bgk | trt | mrt");
   benchLbm->add_option("--storage", storageText, "fp32 | fp16 (FP16 storage, FP32 arithmetic)");
   benchLbm->add_option("--size", benchSize, "Nodes per axis (default 256 on CUDA, 64 on CPU; D2Q9 4096/512)");
   benchLbm->add_option("--steps", benchSteps, "Timed steps (default: about one second)");
@@ -104,9 +104,11 @@ int runCli(int argc, char** argv) {
   if (*benchLbm) {
     bench::LbmBenchmarkOptions options;
     options.lattice = parseLattice(latticeText);
-    if (collisionText != "bgk" && collisionText != "trt")
-      throw InputError("--collision", "", "expected bgk or trt, got '" + collisionText + "'");
-    options.collision = collisionText == "trt" ? lbm::CollisionKind::Trt : lbm::CollisionKind::Bgk;
+    if (collisionText != "bgk" && collisionText != "trt" && collisionText != "mrt")
+      throw InputError("--collision", "", "expected bgk, trt or mrt, got '" + collisionText + "'");
+    options.collision = collisionText == "trt"   ? lbm::CollisionKind::Trt
+                        : collisionText == "mrt" ? lbm::CollisionKind::Mrt
+                                                 : lbm::CollisionKind::Bgk;
     if (storageText != "fp32" && storageText != "fp16")
       throw InputError("--storage", "", "expected fp32 or fp16, got '" + storageText + "'");
     options.storage = storageText == "fp16" ? lbm::StorageKind::Fp16 : lbm::StorageKind::Fp32;

@@ -174,8 +174,10 @@ void readLbmTable(const CaseReader& reader, CaseDescription& result) {
                        : lattice == "D3Q19" ? lbm::LatticeKind::D3Q19
                                             : lbm::LatticeKind::D3Q27;
   result.dimensions = lbm::latticeDimensions(result.lbm.lattice);
-  const std::string collision = reader.choice(table, "lbm", "collision", {"bgk", "trt"});
-  result.lbm.collision = collision == "trt" ? lbm::CollisionKind::Trt : lbm::CollisionKind::Bgk;
+  const std::string collision = reader.choice(table, "lbm", "collision", {"bgk", "trt", "mrt"});
+  result.lbm.collision = collision == "trt"   ? lbm::CollisionKind::Trt
+                         : collision == "mrt" ? lbm::CollisionKind::Mrt
+                                              : lbm::CollisionKind::Bgk;
   if (const toml::node* magic = table->get("trt_magic")) {
     if (result.lbm.collision != lbm::CollisionKind::Trt) reader.fail("lbm.trt_magic", "only collision = \"trt\" takes it");
     result.lbm.trtMagic = static_cast<float>(reader.positive(*magic, "lbm.trt_magic"));

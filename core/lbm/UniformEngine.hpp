@@ -1,6 +1,7 @@
 #pragma once
 // The one template behind both executions of the uniform solver: included by
 // UniformEngineCpu.cpp with CpuExecutor and by UniformEngineCuda.cu with CudaExecutor.
+#include "lbm/Mrt.hpp"
 #include "lbm/StreamCollide.hpp"
 #include "lbm/UniformSolver.hpp"
 
@@ -43,6 +44,8 @@ std::unique_ptr<UniformEngine> makeEngine(const UniformSolverConfig& config, con
     return withStorage(config.storage, [&](auto storage) -> std::unique_ptr<UniformEngine> {
       using L = decltype(lattice);
       using S = decltype(storage);
+      if (config.collision == CollisionKind::Mrt)
+        return std::make_unique<UniformEngineFor<L, S, Mrt, Executor>>(config, Mrt::forLattice<L>(config.tau), solid);
       if (config.collision == CollisionKind::Trt)
         return std::make_unique<UniformEngineFor<L, S, Trt, Executor>>(config, Trt{config.tau, config.trtMagic}, solid);
       return std::make_unique<UniformEngineFor<L, S, Bgk, Executor>>(config, Bgk{config.tau}, solid);

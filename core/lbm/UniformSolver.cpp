@@ -12,7 +12,14 @@ std::unique_ptr<UniformEngine> makeCudaEngine(const UniformSolverConfig&, const 
 #endif
 }  // namespace detail
 
-const char* collisionName(CollisionKind kind) { return kind == CollisionKind::Trt ? "trt" : "bgk"; }
+const char* collisionName(CollisionKind kind) {
+  switch (kind) {
+    case CollisionKind::Trt: return "trt";
+    case CollisionKind::Mrt: return "mrt";
+    case CollisionKind::Bgk: break;
+  }
+  return "bgk";
+}
 
 std::vector<ObstacleLink> findObstacleLinks(const UniformSolverConfig& config) {
   std::vector<ObstacleLink> links;

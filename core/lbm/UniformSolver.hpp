@@ -17,7 +17,7 @@
 
 namespace octoflow::lbm {
 
-enum class CollisionKind { Bgk, Trt };
+enum class CollisionKind { Bgk, Trt, Mrt };
 const char* collisionName(CollisionKind kind);
 
 struct UniformSolverConfig {

@@ -97,6 +97,7 @@ std::vector<ParityCase> parityCases() {
     cases.push_back({lattice, CollisionKind::Bgk, StorageKind::Fp32});
     cases.push_back({lattice, CollisionKind::Trt, StorageKind::Fp32});
     cases.push_back({lattice, CollisionKind::Trt, StorageKind::Fp16});
+    cases.push_back({lattice, CollisionKind::Mrt, StorageKind::Fp32});
   }
   return cases;
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "TestSupport.hpp"
@@ -71,11 +72,12 @@ double ductVelocity(double y, double z, double a, double b, double g, double nu)
 }
 }  // namespace
 
-class DuctPoiseuille : public ::testing::TestWithParam<LatticeKind> {};
+class DuctPoiseuille : public ::testing::TestWithParam<std::tuple<LatticeKind, CollisionKind>> {};
 
 TEST_P(DuctPoiseuille, MatchesTheSeriesSolution) {
   UniformSolverConfig config;
-  config.lattice = GetParam();
+  config.lattice = std::get<0>(GetParam());
+  config.collision = std::get<1>(GetParam());
   config.extent = Extent{4, 24, 24};
   config.faces.setAxisPeriodic(0);
   config.tau = 0.8f;
@@ -89,9 +91,14 @@ TEST_P(DuctPoiseuille, MatchesTheSeriesSolution) {
     return ductVelocity(j + 0.5 - a, k + 0.5 - b, a, b, config.acceleration.x, nu);
   });
   // Same bound as the plane channel, with the corners' second-order error added: 0.5 %.
-  EXPECT_LT(error, 5e-3) << latticeName(GetParam()) << " relative L2 error " << error;
+  EXPECT_LT(error, 5e-3) << latticeName(config.lattice) << " relative L2 error " << error;
   RecordProperty("relative_l2_error", std::to_string(error));
 }
 
-INSTANTIATE_TEST_SUITE_P(Lattices, DuctPoiseuille, ::testing::Values(LatticeKind::D3Q19, LatticeKind::D3Q27),
-                         [](const auto& info) { return std::string(latticeName(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Lattices, DuctPoiseuille,
+                         ::testing::Combine(::testing::Values(LatticeKind::D3Q19, LatticeKind::D3Q27),
+                                            ::testing::Values(CollisionKind::Bgk, CollisionKind::Mrt)),
+                         [](const auto& info) {
+                           return std::string(latticeName(std::get<0>(info.param))) + "_" +
+                                  collisionName(std::get<1>(info.param));
+                         });
