@@ -168,7 +168,8 @@ void readCaseTable(const CaseReader& reader, CaseDescription& result) {
 
 void readLbmTable(const CaseReader& reader, CaseDescription& result) {
   const toml::table* table = reader.table("lbm", true);
-  reader.checkKeys(*table, "lbm", {"lattice", "collision", "trt_magic", "storage", "tau", "viscosity", "body_force"});
+  reader.checkKeys(*table, "lbm",
+                   {"lattice", "collision", "trt_magic", "les", "les_constant", "storage", "tau", "viscosity", "body_force"});
   const std::string lattice = reader.choice(table, "lbm", "lattice", {"D2Q9", "D3Q19", "D3Q27"}, true);
   result.lbm.lattice = lattice == "D2Q9"    ? lbm::LatticeKind::D2Q9
                        : lattice == "D3Q19" ? lbm::LatticeKind::D3Q19
@@ -181,6 +182,12 @@ void readLbmTable(const CaseReader& reader, CaseDescription& result) {
   if (const toml::node* magic = table->get("trt_magic")) {
     if (result.lbm.collision != lbm::CollisionKind::Trt) reader.fail("lbm.trt_magic", "only collision = \"trt\" takes it");
     result.lbm.trtMagic = static_cast<float>(reader.positive(*magic, "lbm.trt_magic"));
+  }
+  const std::string les = reader.choice(table, "lbm", "les", {"none", "smagorinsky"});
+  result.lbm.les.model = les == "smagorinsky" ? lbm::LesModel::Smagorinsky : lbm::LesModel::None;
+  if (const toml::node* constant = table->get("les_constant")) {
+    if (result.lbm.les.model == lbm::LesModel::None) reader.fail("lbm.les_constant", "set lbm.les first");
+    result.lbm.les.constant = static_cast<float>(reader.positive(*constant, "lbm.les_constant"));
   }
   const std::string storage = reader.choice(table, "lbm", "storage", {"fp32", "fp16"});
   result.lbm.storage = storage == "fp16" ? lbm::StorageKind::Fp16 : lbm::StorageKind::Fp32;

@@ -157,36 +157,42 @@ OCTO_HD constexpr bool mrtRowConserved(int row) {
   return density || momentum[0] || momentum[1] || momentum[2];
 }
 
-// The collision operator, carrying the basis as numbers: rows of M scaled for the projection,
-// for the non-conserved rows only. Built on the host from MrtBasis; by value in every kernel
-// launch (at most 23 x 27 floats = 2.5 KB, within CUDA's 4 KB of kernel parameters).
+// The collision operator, carrying the basis as numbers: the non-conserved rows of M, their
+// inverse squared norms and how each row's rate is set. Built on the host from MrtBasis; by value
+// in every kernel launch (under 3 KB, within CUDA's 4 KB of kernel parameters).
 struct Mrt {
   static constexpr int kMaxQ = 27;
   static constexpr int kMaxRows = kMaxQ - 4;
+  enum RateKind : unsigned char { Fixed, Shear, Magic };
   float tau = 1.0f;
+  Les les;
   int rowCount = 0;
   float basis[kMaxRows][kMaxQ] = {};  // M, non-conserved rows
-  float weight[kMaxRows] = {};        // s_row / |row|^2
+  float inverseNorm[kMaxRows] = {};   // 1 / |row|^2
+  float fixedRate[kMaxRows] = {};
+  RateKind kind[kMaxRows] = {};       // Shear: 1/tau (with LES, the local tau); Magic: from it
 
-  // `rates[row]` for every basis row of L (conserved rows are skipped whatever their rate).
-  template <class L>
-  static Mrt withRates(float tau, const float* rates) {
+  // `rates(row, shear)` gives every row's rate for a shear rate (MrtBasis<L>::rate's form).
+  template <class L, class Rates>
+  static Mrt withRates(float tau, Rates rates) {
     Mrt mrt;
     mrt.tau = tau;
     for (int row = 0; row < L::Q; ++row) {
       if (mrtRowConserved<L>(row)) continue;
-      for (int q = 0; q < L::Q; ++q) mrt.basis[mrt.rowCount][q] = static_cast<float>(MrtBasis<L>::moment(row, q));
-      mrt.weight[mrt.rowCount] = rates[row] / static_cast<float>(mrtRowNorm<L>(row));
-      ++mrt.rowCount;
+      const int r = mrt.rowCount++;
+      for (int q = 0; q < L::Q; ++q) mrt.basis[r][q] = static_cast<float>(MrtBasis<L>::moment(row, q));
+      mrt.inverseNorm[r] = 1.0f / static_cast<float>(mrtRowNorm<L>(row));
+      // A row's rate is the shear rate, follows it (the magic relation) or is fixed.
+      const float atOne = rates(row, 1.0f), atOneAndHalf = rates(row, 1.5f);
+      mrt.kind[r] = atOne == 1.0f && atOneAndHalf == 1.5f ? Shear : (atOne != atOneAndHalf ? Magic : Fixed);
+      mrt.fixedRate[r] = rates(row, 1.0f / tau);
     }
     return mrt;
   }
   // The published rates for lattice L with the shear rate 1/tau.
   template <class L>
   static Mrt forLattice(float tau) {
-    float rates[kMaxQ];
-    for (int row = 0; row < L::Q; ++row) rates[row] = MrtBasis<L>::rate(row, 1.0f / tau);
-    return withRates<L>(tau, rates);
+    return withRates<L>(tau, [](int row, float shear) { return MrtBasis<L>::rate(row, shear); });
   }
 
   template <class L>
@@ -194,6 +200,8 @@ struct Mrt {
     float rho;
     Vector3 u;
     moments<L>(g, acceleration, rho, u);
+    const float shear = 1.0f / les.relaxationTime<L>(tau, g, rho, u, acceleration);
+    const float magic = 8.0f * (2.0f - shear) / (8.0f - shear);  // (1/s - 1/2)(1/s_q - 1/2) = 3/16
     float shifted[L::Q];  // f - f_eq + F/2
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
@@ -205,7 +213,8 @@ struct Mrt {
       float m = 0.0f;
       OCTO_UNROLL
       for (int q = 0; q < L::Q; ++q) m += basis[row][q] * shifted[q];
-      const float relaxed = weight[row] * m;
+      const float rate = kind[row] == Shear ? shear : (kind[row] == Magic ? magic : fixedRate[row]);
+      const float relaxed = rate * inverseNorm[row] * m;
       OCTO_UNROLL
       for (int q = 0; q < L::Q; ++q) g[q] -= basis[row][q] * relaxed;
     }

@@ -44,11 +44,15 @@ std::unique_ptr<UniformEngine> makeEngine(const UniformSolverConfig& config, con
     return withStorage(config.storage, [&](auto storage) -> std::unique_ptr<UniformEngine> {
       using L = decltype(lattice);
       using S = decltype(storage);
-      if (config.collision == CollisionKind::Mrt)
-        return std::make_unique<UniformEngineFor<L, S, Mrt, Executor>>(config, Mrt::forLattice<L>(config.tau), solid);
+      if (config.collision == CollisionKind::Mrt) {
+        Mrt mrt = Mrt::forLattice<L>(config.tau);
+        mrt.les = config.les;
+        return std::make_unique<UniformEngineFor<L, S, Mrt, Executor>>(config, mrt, solid);
+      }
       if (config.collision == CollisionKind::Trt)
-        return std::make_unique<UniformEngineFor<L, S, Trt, Executor>>(config, Trt{config.tau, config.trtMagic}, solid);
-      return std::make_unique<UniformEngineFor<L, S, Bgk, Executor>>(config, Bgk{config.tau}, solid);
+        return std::make_unique<UniformEngineFor<L, S, Trt, Executor>>(config, Trt{config.tau, config.trtMagic, config.les},
+                                                                        solid);
+      return std::make_unique<UniformEngineFor<L, S, Bgk, Executor>>(config, Bgk{config.tau, config.les}, solid);
     });
   });
 }

@@ -27,6 +27,7 @@ struct UniformSolverConfig {
   Extent extent;
   float tau = 0.8f;
   float trtMagic = 3.0f / 16.0f;
+  Les les;  // eddy viscosity model, for every collision kind
   Vector3 acceleration;  // body force per unit mass, lattice units
   FaceBoundaries faces;
   std::vector<std::uint8_t> solid;  // empty (no obstacles) or one entry per node, 1 = obstacle

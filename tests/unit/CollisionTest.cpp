@@ -122,9 +122,7 @@ TYPED_TEST(CollisionTest, MrtBasisRowsAreOrthogonalAndComplete) {
 TYPED_TEST(CollisionTest, MrtWithEveryRateOneOverTauIsBgk) {
   using L = TypeParam;
   const float tau = 0.7f;
-  float rates[L::Q];
-  std::fill(std::begin(rates), std::end(rates), 1.0f / tau);
-  const Mrt mrt = Mrt::withRates<L>(tau, rates);
+  const Mrt mrt = Mrt::withRates<L>(tau, [](int, float shear) { return shear; });
   const Vector3 acceleration{1e-4f, -2e-4f, L::dimensions == 3 ? 3e-4f : 0.0f};
   float viaMrt[L::Q], viaBgk[L::Q];
   perturbedState<L>(viaMrt, 1.01f, sampleVelocity<L>(), 5);
@@ -151,4 +149,27 @@ TYPED_TEST(CollisionTest, MrtAndTrtConserveMassAndAddTheForce) {
   };
   check(Mrt::forLattice<L>(0.6f), "mrt");
   check(Trt{0.6f}, "trt");
+}
+
+// --- LES -----------------------------------------------------------------------------------
+
+TYPED_TEST(CollisionTest, SmagorinskyRelaxationTimeSolvesItsQuadratic) {
+  // tau_eff (tau_eff - tau) = (18 sqrt(2) / 4) C_s^2 |Pi_neq| / rho: the eddy viscosity
+  // (C_s)^2 |S| with |S| taken from the stress at tau_eff itself (Hou et al. 1996).
+  using L = TypeParam;
+  Les les{LesModel::Smagorinsky, 0.16f};
+  const float tau = 0.55f, rho = 1.0f;
+  const Vector3 u = sampleVelocity<L>();
+  float equilibrium[L::Q];
+  for (int q = 0; q < L::Q; ++q) equilibrium[q] = equilibriumDeviation<L>(q, rho, u);
+  EXPECT_FLOAT_EQ(les.relaxationTime<L>(tau, equilibrium, rho, u, Vector3{}), tau) << "no stress, no eddy viscosity";
+  // A pure shear stress Pi_xy = s: f - f_eq = w_q 9/2 (c_x c_y) s... built from its moments.
+  float sheared[L::Q];
+  const float s = 1e-3f;
+  for (int q = 0; q < L::Q; ++q) sheared[q] = equilibrium[q] + L::w(q) * 4.5f * 2.0f * L::c(q, 0) * L::c(q, 1) * s;
+  const float tauEff = les.relaxationTime<L>(tau, sheared, rho, u, Vector3{});
+  // |Pi_neq| = sqrt(2) s for a symmetric off-diagonal pair.
+  const double expected = 18.0 * std::sqrt(2.0) / 4.0 * 0.16 * 0.16 * std::sqrt(2.0) * s / rho;
+  EXPECT_GT(tauEff, tau);
+  EXPECT_NEAR(tauEff * (tauEff - tau), expected, 1e-3 * expected);
 }

@@ -21,13 +21,15 @@ double kineticEnergy(UniformSolver& solver) {
 }
 
 // Runs a 2D vortex on an N x N periodic box and returns the viscosity its decay implies.
-double measuredViscosity(int n, float tau, double amplitude, CollisionKind collision = CollisionKind::Bgk) {
+double measuredViscosity(int n, float tau, double amplitude, CollisionKind collision = CollisionKind::Bgk,
+                         Les les = Les{}) {
   UniformSolverConfig config;
   config.lattice = LatticeKind::D2Q9;
   config.extent = Extent{n, n, 1};
   for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
   config.tau = tau;
   config.collision = collision;
+  config.les = les;
   UniformSolver solver(config, exec::Backend::Cpu);
 
   const double pi = std::acos(-1.0);
@@ -79,5 +81,23 @@ TEST(TaylorGreen, TrtAndMrtDecayAsBgk) {
     // BGK's own error at 32 nodes per wavelength is 1.1e-3; the other models share it to 3e-3.
     EXPECT_NEAR(measured / nu, 1.0, 3e-3) << collisionName(collision);
     EXPECT_NEAR(measured / bgk, 1.0, 3e-3) << collisionName(collision);
+  }
+}
+
+TEST(TaylorGreen, SmagorinskyAddsTheEddyViscosityOfTheVortexShear) {
+  // nu_t = (C_s)^2 |S|, |S| = sqrt(2 S:S): for the vortex |S| = 2 U k |cos(kx) cos(ky)|... at most
+  // 2 U k. The measured viscosity must exceed the molecular one, by less than C_s^2 * 2 U k.
+  const float tau = 0.8f;
+  const double nu = viscosityFromTau(tau), amplitude = 0.02, k = 2.0 * std::acos(-1.0) / 32.0;
+  const Les smagorinsky{LesModel::Smagorinsky, 0.16f};
+  for (CollisionKind collision : {CollisionKind::Bgk, CollisionKind::Trt, CollisionKind::Mrt}) {
+    const double plain = measuredViscosity(32, tau, amplitude, collision);
+    const double withLes = measuredViscosity(32, tau, amplitude, collision, smagorinsky);
+    const double bound = 0.16 * 0.16 * 2.0 * amplitude * k;
+    std::printf("Taylor-Green 32^2 %s: nu %.6f, with Smagorinsky %.6f (eddy viscosity %.2e, bound %.2e)\n",
+                collisionName(collision), plain, withLes, withLes - plain, bound);
+    EXPECT_GT(withLes - plain, 0.05 * bound) << collisionName(collision);
+    EXPECT_LT(withLes - plain, bound) << collisionName(collision);
+    EXPECT_NEAR(plain / nu, 1.0, 3e-3);
   }
 }
