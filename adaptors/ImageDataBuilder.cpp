@@ -1,5 +1,7 @@
 #include "ImageDataBuilder.hpp"
 
+#include <vtkDoubleArray.h>
+#include <vtkFieldData.h>
 #include <vtkFloatArray.h>
 #include <vtkPointData.h>
 
@@ -7,9 +9,9 @@
 
 namespace octoflow::adaptors {
 
-namespace {
-void wrap(vtkImageData* image, const char* name, const float* values, int components, Index nodeCount) {
+void addPointArray(vtkImageData* image, const char* name, const float* values, int components) {
   if (!values) return;
+  const vtkIdType nodeCount = image->GetNumberOfPoints();
   auto array = vtkSmartPointer<vtkFloatArray>::New();
   array->SetName(name);
   array->SetNumberOfComponents(components);
@@ -17,7 +19,13 @@ void wrap(vtkImageData* image, const char* name, const float* values, int compon
   array->SetArray(const_cast<float*>(values), static_cast<vtkIdType>(nodeCount) * components, 1);
   image->GetPointData()->AddArray(array);
 }
-}  // namespace
+
+void addFieldValue(vtkImageData* image, const char* name, double value) {
+  auto array = vtkSmartPointer<vtkDoubleArray>::New();
+  array->SetName(name);
+  array->InsertNextValue(value);
+  image->GetFieldData()->AddArray(array);
+}
 
 vtkSmartPointer<vtkImageData> makeImageData(const Extent& extent, const float* density, const float* velocity) {
   auto image = vtkSmartPointer<vtkImageData>::New();
@@ -25,8 +33,8 @@ vtkSmartPointer<vtkImageData> makeImageData(const Extent& extent, const float* d
   image->SetSpacing(1.0, 1.0, 1.0);
   image->SetExtent(0, static_cast<int>(extent.nx - 1), 0, static_cast<int>(extent.ny - 1), 0,
                    static_cast<int>(extent.nz - 1));
-  wrap(image, kDensityArray, density, 1, extent.cellCount());
-  wrap(image, kVelocityArray, velocity, 3, extent.cellCount());
+  addPointArray(image, kDensityArray, density, 1);
+  addPointArray(image, kVelocityArray, velocity, 3);
   if (velocity) image->GetPointData()->SetActiveVectors(kVelocityArray);
   if (density) image->GetPointData()->SetActiveScalars(kDensityArray);
   return image;

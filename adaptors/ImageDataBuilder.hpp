@@ -12,4 +12,9 @@ namespace octoflow::adaptors {
 // one value per node, velocity three (xyz per node).
 vtkSmartPointer<vtkImageData> makeImageData(const Extent& extent, const float* density, const float* velocity);
 
+// Adds a point array wrapping `values` (nodeCount * components floats, not copied).
+void addPointArray(vtkImageData* image, const char* name, const float* values, int components);
+// Adds a one-value field-data array (metadata such as unit scales).
+void addFieldValue(vtkImageData* image, const char* name, double value);
+
 }  // namespace octoflow::adaptors

@@ -6,11 +6,12 @@
 
 namespace octoflow::app {
 
-ForcesLog::ForcesLog(const std::filesystem::path& path, const io::ForcesSettings& settings, int dimensions)
-    : settings_(settings), dimensions_(dimensions) {
+ForcesLog::ForcesLog(const std::filesystem::path& path, const io::ForcesSettings& settings,
+                     const io::PhysicalUnits& units, int dimensions)
+    : settings_(settings), units_(units), dimensions_(dimensions) {
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) throw Error("cannot write " + path.string());
-  std::fprintf(file_, "step,fx,fy,fz,cd,cl\n");
+  std::fprintf(file_, units_.given ? "step,fx,fy,fz,cd,cl,time_s,fx_N,fy_N,fz_N\n" : "step,fx,fy,fz,cd,cl\n");
   std::fflush(file_);
 }
 
@@ -27,8 +28,12 @@ double ForcesLog::coefficient(double force, const io::ForcesSettings& settings, 
 }
 
 void ForcesLog::write(Index step, const std::array<double, 3>& force) {
-  std::fprintf(file_, "%lld,%.9e,%.9e,%.9e,%.9e,%.9e\n", static_cast<long long>(step), force[0], force[1], force[2],
+  std::fprintf(file_, "%lld,%.9e,%.9e,%.9e,%.9e,%.9e", static_cast<long long>(step), force[0], force[1], force[2],
                coefficient(force[0], settings_, dimensions_), coefficient(force[1], settings_, dimensions_));
+  if (units_.given)
+    std::fprintf(file_, ",%.9e,%.9e,%.9e,%.9e", step * units_.timeStep(), units_.toSiForce(force[0], dimensions_),
+                 units_.toSiForce(force[1], dimensions_), units_.toSiForce(force[2], dimensions_));
+  std::fprintf(file_, "\n");
   std::fflush(file_);
 }
 

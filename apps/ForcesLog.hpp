@@ -12,7 +12,9 @@ namespace octoflow::app {
 
 class ForcesLog {
 public:
-  ForcesLog(const std::filesystem::path& path, const io::ForcesSettings& settings, int dimensions);
+  // With physical units, the columns time_s,fx_N,fy_N,fz_N follow (N/m per unit depth in 2D).
+  ForcesLog(const std::filesystem::path& path, const io::ForcesSettings& settings, const io::PhysicalUnits& units,
+            int dimensions);
   ~ForcesLog();
   ForcesLog(const ForcesLog&) = delete;
   ForcesLog& operator=(const ForcesLog&) = delete;
@@ -24,6 +26,7 @@ public:
 private:
   std::FILE* file_ = nullptr;
   io::ForcesSettings settings_;
+  io::PhysicalUnits units_;
   int dimensions_;
 };
 

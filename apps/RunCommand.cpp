@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "ForcesLog.hpp"
 #include "Progress.hpp"
@@ -69,6 +70,10 @@ void printSummary(const io::CaseDescription& d, exec::Backend backend) {
                lbm::storageName(d.lbm.storage), static_cast<long long>(e.nx), static_cast<long long>(e.ny),
                static_cast<long long>(e.nz), solidNodes, d.lbm.tau, lbm::viscosityFromTau(d.lbm.tau),
                static_cast<long long>(d.steps), exec::backendName(backend));
+  if (d.units.given)
+    std::fprintf(stderr, "octoflow: units: dx %.4g m, dt %.4g s, lattice velocity 1 = %.4g m/s, %lld steps = %.4g s\n",
+                 d.units.length, d.units.timeStep(), d.units.velocity, static_cast<long long>(d.steps),
+                 d.steps * d.units.timeStep());
 }
 
 }  // namespace
@@ -116,7 +121,8 @@ int runCase(const RunOptions& options) {
   const Index forcesEvery = description.forces.every;
   std::unique_ptr<ForcesLog> forces;
   if (forcesEvery > 0)
-    forces = std::make_unique<ForcesLog>(outputDirectory / "forces.csv", description.forces, description.dimensions);
+    forces = std::make_unique<ForcesLog>(outputDirectory / "forces.csv", description.forces, description.units,
+                                         description.dimensions);
 
   // Everything that happens at a step boundary: offline files and in-situ pipelines.
   auto handleStep = [&](Index step) {
@@ -143,6 +149,25 @@ int runCase(const RunOptions& options) {
     if (output) {
       auto image = adaptors::makeImageData(description.lbm.extent, description.output.wants("density") ? densityValues : nullptr,
                                            description.output.wants("velocity") ? velocityValues : nullptr);
+      const io::PhysicalUnits& units = description.units;
+      std::vector<float> velocitySi, pressureSi;
+      if (units.given) {
+        // SI beside the lattice values (the grid itself stays in lattice units).
+        if (description.output.wants("velocity")) {
+          velocitySi.resize(3 * static_cast<std::size_t>(solver.nodeCount()));
+          for (std::size_t i = 0; i < velocitySi.size(); ++i) velocitySi[i] = static_cast<float>(units.toSiVelocity(velocityValues[i]));
+          adaptors::addPointArray(image, "velocity_si", velocitySi.data(), 3);
+        }
+        if (description.output.wants("density")) {
+          pressureSi.resize(static_cast<std::size_t>(solver.nodeCount()));
+          for (std::size_t i = 0; i < pressureSi.size(); ++i) pressureSi[i] = static_cast<float>(units.toSiPressure(densityValues[i]));
+          adaptors::addPointArray(image, "pressure_si", pressureSi.data(), 1);
+        }
+        adaptors::addFieldValue(image, "dx_m", units.length);
+        adaptors::addFieldValue(image, "dt_s", units.timeStep());
+        adaptors::addFieldValue(image, "density_kg_m3", units.density);
+        adaptors::addFieldValue(image, "time_s", step * units.timeStep());
+      }
       writer.write(step, static_cast<double>(step), image);
     }
 #else

@@ -166,6 +166,23 @@ void readCaseTable(const CaseReader& reader, CaseDescription& result) {
   if (result.steps <= 0) reader.fail("case.steps", "expected a positive integer, got " + std::to_string(result.steps));
 }
 
+void readUnitsTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("units", false);
+  if (!table) return;
+  reader.checkKeys(*table, "units", {"length", "velocity", "viscosity", "density"});
+  result.units.given = true;
+  auto required = [&](const char* key, const char* what) {
+    const toml::node* node = table->get(key);
+    if (!node) reader.fail(std::string("units.") + key, std::string("missing (expected ") + what + ")");
+    return reader.positive(*node, std::string("units.") + key);
+  };
+  result.units.length = required("length", "metres per lattice spacing");
+  result.units.velocity = required("velocity", "metres per second per lattice velocity unit");
+  if (const toml::node* viscosity = table->get("viscosity"))
+    result.units.viscosity = reader.positive(*viscosity, "units.viscosity");
+  if (const toml::node* density = table->get("density")) result.units.density = reader.positive(*density, "units.density");
+}
+
 void readLbmTable(const CaseReader& reader, CaseDescription& result) {
   const toml::table* table = reader.table("lbm", true);
   reader.checkKeys(*table, "lbm",
@@ -195,8 +212,18 @@ void readLbmTable(const CaseReader& reader, CaseDescription& result) {
   const toml::node* tau = table->get("tau");
   const toml::node* viscosity = table->get("viscosity");
   if (tau && viscosity) reader.fail("lbm.viscosity", "give either tau or viscosity, not both");
-  if (!tau && !viscosity) reader.fail("lbm.tau", "missing (expected a number > 0.5, or lbm.viscosity > 0)");
-  if (tau) {
+  if ((tau || viscosity) && result.units.viscosity > 0.0)
+    reader.fail(tau ? "lbm.tau" : "lbm.viscosity", "units.viscosity sets the relaxation time already: give one of them");
+  if (!tau && !viscosity) {
+    if (result.units.viscosity <= 0.0)
+      reader.fail("lbm.tau", "missing (expected a number > 0.5, lbm.viscosity > 0, or units.viscosity in m^2/s)");
+    const double latticeViscosity = result.units.latticeViscosity();
+    result.lbm.tau = static_cast<float>(lbm::tauFromViscosity(latticeViscosity));
+    if (!(result.lbm.tau > 0.5f + 1e-4f))
+      reader.fail("units.viscosity", "gives a lattice viscosity of " + std::to_string(latticeViscosity) +
+                                         " (tau - 1/2 = " + std::to_string(result.lbm.tau - 0.5f) +
+                                         "): too small to be stable; use a larger length or velocity scale");
+  } else if (tau) {
     const double value = reader.number(*tau, "lbm.tau");
     if (!(value > 0.5) || !std::isfinite(value))
       reader.fail("lbm.tau", "expected a number > 0.5 (viscosity (tau - 1/2)/3 must be positive), got " +
@@ -473,8 +500,9 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
   CaseDescription result;
   result.sourcePath = sourceName;
   const CaseReader reader(root, sourceName);
-  reader.checkKeys(root, "", {"case", "lbm", "domain", "boundary", "obstacle", "forces", "output", "insitu"});
+  reader.checkKeys(root, "", {"case", "units", "lbm", "domain", "boundary", "obstacle", "forces", "output", "insitu"});
   readCaseTable(reader, result);
+  readUnitsTable(reader, result);
   readLbmTable(reader, result);
   readDomainTable(reader, result);
   readBoundaries(reader, result);

@@ -6,6 +6,7 @@
 
 #include "common/Extent.hpp"
 #include "geometry/Obstacle.hpp"
+#include "io/PhysicalUnits.hpp"
 #include "lbm/UniformSolver.hpp"
 
 namespace octoflow::io {
@@ -38,6 +39,7 @@ struct CaseDescription {
   Index steps = 0;
   int dimensions = 2;
   lbm::UniformSolverConfig lbm;
+  PhysicalUnits units;
   std::vector<geometry::ObstacleSpec> obstacles;  // rasterised into lbm.solid
   ForcesSettings forces;
   OutputSettings output;

@@ -3,6 +3,7 @@
 #include <vtkFloatArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
+#include <vtkFieldData.h>
 #include <vtkPointData.h>
 #include <vtkXMLImageDataReader.h>
 
@@ -104,4 +105,47 @@ TEST(ImageDataBuilder, WrapsHostArraysWithoutCopying) {
   EXPECT_EQ(image->GetNumberOfPoints(), 12);
   auto densityOnly = adaptors::makeImageData(extent, density.data(), nullptr);
   EXPECT_EQ(densityOnly->GetPointData()->GetArray("velocity"), nullptr);
+}
+
+TEST(VtiSeriesWriter, CliWritesSiArraysBesideLatticeOnesWithUnits) {
+  const fs::path directory = fs::temp_directory_path() / "octoflow_units_test";
+  fs::remove_all(directory);
+  fs::create_directories(directory);
+  std::ofstream(directory / "units.toml") << R"([case]
+name = "units"
+steps = 50
+[units]
+length = 0.002
+velocity = 3.0
+viscosity = 6e-4
+density = 998.0
+[lbm]
+lattice = "D2Q9"
+body_force = [1e-5, 0.0]
+[domain]
+size = [6, 10]
+periodic = [true, false]
+[output]
+directory = "out"
+)";
+  const std::string command = "cd '" + directory.string() + "' && '" + OCTOFLOW_CLI_PATH + "' run units.toml --backend cpu --quiet";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  vtkNew<vtkXMLImageDataReader> reader;
+  reader->SetFileName((directory / "out" / "units_00000050.vti").c_str());
+  reader->Update();
+  vtkImageData* image = reader->GetOutput();
+  auto* velocity = image->GetPointData()->GetArray("velocity");
+  auto* velocitySi = image->GetPointData()->GetArray("velocity_si");
+  auto* density = image->GetPointData()->GetArray("density");
+  auto* pressureSi = image->GetPointData()->GetArray("pressure_si");
+  ASSERT_TRUE(velocity && velocitySi && density && pressureSi);
+  for (vtkIdType node = 0; node < image->GetNumberOfPoints(); ++node) {
+    EXPECT_FLOAT_EQ(velocitySi->GetComponent(node, 0), static_cast<float>(3.0 * velocity->GetComponent(node, 0)));
+    EXPECT_NEAR(pressureSi->GetComponent(node, 0), (density->GetComponent(node, 0) - 1.0) / 3.0 * 998.0 * 9.0, 1e-3);
+  }
+  auto* dt = image->GetFieldData()->GetArray("dt_s");
+  ASSERT_NE(dt, nullptr);
+  EXPECT_DOUBLE_EQ(dt->GetComponent(0, 0), 0.002 / 3.0);
+  EXPECT_DOUBLE_EQ(image->GetFieldData()->GetArray("time_s")->GetComponent(0, 0), 50 * 0.002 / 3.0);
+  fs::remove_all(directory);
 }

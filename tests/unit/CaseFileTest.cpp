@@ -126,3 +126,43 @@ TEST(CaseFile, RepositoryCasesAreValid) {
     EXPECT_NO_THROW(io::loadCase(path)) << path;
   }
 }
+
+TEST(CaseFile, PhysicalUnitsSetTheRelaxationTimeAndConvert) {
+  // dx = 1 mm, dx/dt = 1 m/s (dt = 1 ms): water-like nu = 1e-4 m^2/s is 0.1 in lattice units.
+  std::string text = replaced(kValidCase, "tau = 0.8\n", "");
+  text = replaced(text, "[lbm]", "[units]\nlength = 0.001\nvelocity = 1.0\nviscosity = 1e-4\ndensity = 1000.0\n[lbm]");
+  const io::CaseDescription d = io::parseCase(text, "units.toml");
+  EXPECT_TRUE(d.units.given);
+  EXPECT_NEAR(d.lbm.tau, 0.8f, 1e-6f);
+  EXPECT_DOUBLE_EQ(d.units.timeStep(), 1e-3);
+  EXPECT_DOUBLE_EQ(d.units.toSiVelocity(0.05), 0.05);
+  // p = (rho - 1)/3 rho_SI (dx/dt)^2: a lattice density of 1.03 is 10 Pa at 1000 kg/m^3.
+  EXPECT_NEAR(d.units.toSiPressure(1.03), 10.0, 1e-9);
+  // Force scale rho dx^4/dt^2 = 1000 * 1e-12 / 1e-6 = 1e-3 N in 3D; per unit depth 1 N/m in 2D.
+  EXPECT_NEAR(d.units.toSiForce(2.0, 3), 2e-3, 1e-15);
+  EXPECT_NEAR(d.units.toSiForce(2.0, 2), 2.0, 1e-12);
+}
+
+TEST(CaseFile, PhysicalUnitsConflictsAreNamed) {
+  const std::string withUnits =
+      replaced(kValidCase, "[lbm]", "[units]\nlength = 0.001\nvelocity = 1.0\nviscosity = 1e-4\n[lbm]");
+  EXPECT_THROW(
+      {
+        try {
+          io::parseCase(withUnits, "u.toml");  // tau and units.viscosity both given
+        } catch (const InputError& error) {
+          EXPECT_NE(std::string(error.what()).find("lbm.tau"), std::string::npos) << error.what();
+          throw;
+        }
+      },
+      InputError);
+  EXPECT_THROW(io::parseCase(replaced(withUnits, "length = 0.001\n", ""), "u.toml"), InputError);
+  // A tiny lattice viscosity would be unstable: named, not run.
+  const std::string unstable = replaced(replaced(withUnits, "tau = 0.8\n", ""), "viscosity = 1e-4", "viscosity = 1e-9");
+  try {
+    io::parseCase(unstable, "u.toml");
+    FAIL() << "a lattice viscosity of 1e-6 was accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("units.viscosity"), std::string::npos) << error.what();
+  }
+}
