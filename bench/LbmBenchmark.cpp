@@ -25,6 +25,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   config.lattice = options.lattice;
   config.collision = options.collision;
   config.storage = options.storage;
+  config.les.model = options.les;
   config.extent = Extent{size, size, dimensions == 3 ? size : 1};
   config.tau = 0.6f;
   for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
@@ -34,6 +35,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.lattice = lbm::latticeName(options.lattice);
   result.collision = lbm::collisionName(options.collision);
   result.storage = lbm::storageName(options.storage);
+  result.les = options.les == lbm::LesModel::Smagorinsky ? "smagorinsky" : "none";
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   if (cuda) {
@@ -70,10 +72,10 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
 std::string formatText(const LbmBenchmarkResult& r) {
   char text[640];
   std::snprintf(text, sizeof text,
-                "octoflow bench lbm: %s %s %s on %s [%s], %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
+                "octoflow bench lbm: %s %s %s les=%s on %s [%s], %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
                 "  %.1f MLUPS, %.0f B/update -> %.1f GB/s effective\n"
                 "  copy bandwidth (same process) %.1f GB/s -> %.1f %% of the copy roofline\n",
-                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.device.c_str(), r.backend.c_str(), r.nx,
+                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.device.c_str(), r.backend.c_str(), r.nx,
                 r.ny, r.nz, r.steps, r.seconds, r.mlups, r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy);
   return text;
@@ -82,12 +84,12 @@ std::string formatText(const LbmBenchmarkResult& r) {
 std::string formatJson(const LbmBenchmarkResult& r) {
   char text[800];
   std::snprintf(text, sizeof text,
-                "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", "
+                "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", \"les\": \"%s\", "
                 "\"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
                 "\"fraction_of_copy\": %.4f}\n",
-                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
+                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy);
   return text;

@@ -13,6 +13,7 @@ struct LbmBenchmarkOptions {
   lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;
   lbm::CollisionKind collision = lbm::CollisionKind::Bgk;
   lbm::StorageKind storage = lbm::StorageKind::Fp32;
+  lbm::LesModel les = lbm::LesModel::None;
   exec::Backend backend = exec::Backend::Cpu;
   long long size = 0;   // nodes per axis; 0 = 256 on CUDA, 64 on CPU (D2Q9: 4096 / 512)
   long long steps = 0;  // 0 = enough for about a second of work
@@ -22,6 +23,7 @@ struct LbmBenchmarkResult {
   std::string lattice;
   std::string collision;
   std::string storage;
+  std::string les;
   std::string backend;
   std::string device;
   long long nx = 0, ny = 0, nz = 0;

@@ -1,6 +1,9 @@
 // Catalyst end to end: the CLI runs a case with a v2 script under a virtual X server, and the
 // PNGs it writes show a flow (not a blank frame). Broken scripts stop the run cleanly.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vtkDataArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
@@ -22,9 +25,50 @@ namespace {
 
 using octoflow::testing::CommandResult;
 
-// The program under a virtual X server of its own: ParaView renders through X.
+// One virtual X server for this test process (ParaView renders through X): its display number
+// comes from the process id, skipping numbers another server holds, so parallel test processes
+// never race for one, as `xvfb-run -a` can.
+class VirtualDisplay {
+public:
+  VirtualDisplay() {
+    for (int number = 200 + getpid() % 4000; number < 8000; ++number) {
+      if (fs::exists("/tmp/.X" + std::to_string(number) + "-lock")) continue;
+      const std::string display = ":" + std::to_string(number);
+      server_ = fork();
+      if (server_ == 0) {
+        execl(OCTOFLOW_XVFB, "Xvfb", display.c_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+              static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      const fs::path socket = "/tmp/.X11-unix/X" + std::to_string(number);
+      for (int wait = 0; wait < 200 && !fs::exists(socket); ++wait) usleep(50000);
+      if (fs::exists(socket)) {
+        display_ = display;
+        return;
+      }
+      stop();
+    }
+  }
+  ~VirtualDisplay() { stop(); }
+  const std::string& display() const { return display_; }
+
+private:
+  void stop() {
+    if (server_ > 0) {
+      kill(server_, SIGTERM);
+      waitpid(server_, nullptr, 0);
+    }
+    server_ = -1;
+  }
+  pid_t server_ = -1;
+  std::string display_;
+};
+
+// The program under this process's virtual X server.
 CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory) {
-  return octoflow::testing::runCommand(std::string(OCTOFLOW_XVFB_RUN) + " -a '" + OCTOFLOW_CLI_PATH + "' " + arguments,
+  static VirtualDisplay display;
+  EXPECT_FALSE(display.display().empty()) << "no virtual X server could be started";
+  return octoflow::testing::runCommand("DISPLAY=" + display.display() + " '" + OCTOFLOW_CLI_PATH + "' " + arguments,
                                        workingDirectory);
 }
 
