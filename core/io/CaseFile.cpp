@@ -328,6 +328,18 @@ void readBoundaries(const CaseReader& reader, CaseDescription& result) {
       result.lbm.faces.face[face] = condition;
     }
   }
+  // Two open faces (pressure, outflow) that share an edge leave the edge's links without a
+  // consistent rule (and went unstable in our tests): say so rather than run.
+  auto open = [&](int face) {
+    const lbm::FaceType type = result.lbm.faces.face[face].type;
+    return type == lbm::FaceType::Pressure || type == lbm::FaceType::Outflow;
+  };
+  for (int a = 0; a < lbm::kFaceCount; ++a)
+    for (int b = a + 1; b < lbm::kFaceCount; ++b)
+      if (open(a) && open(b) && lbm::faceAxis(a) != lbm::faceAxis(b))
+        reader.fail("boundary", std::string("faces ") + lbm::faceName(a) + " and " + lbm::faceName(b) +
+                                    " are both open (pressure or outflow) and share an edge: make one of them a wall, "
+                                    "a velocity inlet or periodic");
 }
 
 // A path from the case: as given (relative to the working directory), else next to the case file.

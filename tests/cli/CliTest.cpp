@@ -134,7 +134,7 @@ every = 500
 )");
   const CommandResult result = runCli("run unstable.toml --backend cpu", directory_);
   EXPECT_EQ(result.exitCode, 1) << result.output;
-  EXPECT_NE(result.output.find("diverged by step 500"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("diverged by step"), std::string::npos) << result.output;
 }
 
 TEST_F(Cli, ObstacleForcesAreWrittenToForcesCsv) {

@@ -166,3 +166,14 @@ TEST(CaseFile, PhysicalUnitsConflictsAreNamed) {
     EXPECT_NE(std::string(error.what()).find("units.viscosity"), std::string::npos) << error.what();
   }
 }
+
+TEST(CaseFile, OpenFacesSharingAnEdgeAreRejected) {
+  std::string text = replaced(kValidCase, "periodic = [true, false]", "periodic = [false, false]");
+  text = replaced(text, "faces = [\"y-\", \"y+\"]\ntype = \"wall\"", "faces = [\"y-\", \"x+\"]\ntype = \"outflow\"");
+  try {
+    io::parseCase(text, "open.toml");
+    FAIL() << "outflow faces y- and x+ (one edge) accepted";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("share an edge"), std::string::npos) << error.what();
+  }
+}
