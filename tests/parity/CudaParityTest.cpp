@@ -83,8 +83,14 @@ TEST_P(CudaParity, MatchesTheCpuReferenceAfter1000Steps) {
   // the largest deviation (1.6e-3 measured on an H200).
   const double bound = parity.storage == StorageKind::Fp16 ? 5e-3 * maxValue : 1e-6;
   EXPECT_LT(maxDifference, bound);
-  for (int axis = 0; axis < 3; ++axis)
-    EXPECT_NEAR(cpuForce[axis], cudaForce[axis], 1e-3 * (std::abs(cpuForce[axis]) + 1e-6)) << "axis " << axis;
+  // Forces sum the same differences over the obstacle's surface: 1e-3 of the force in FP32; in
+  // FP16 1e-2 of its magnitude (a small lift component moved by 0.45 % on an H200).
+  const double forceMagnitude = std::sqrt(cpuForce[0] * cpuForce[0] + cpuForce[1] * cpuForce[1] + cpuForce[2] * cpuForce[2]);
+  for (int axis = 0; axis < 3; ++axis) {
+    const double forceBound = parity.storage == StorageKind::Fp16 ? 1e-2 * forceMagnitude
+                                                                   : 1e-3 * (std::abs(cpuForce[axis]) + 1e-6);
+    EXPECT_NEAR(cpuForce[axis], cudaForce[axis], forceBound) << "axis " << axis;
+  }
   // The fields the user sees agree too.
   const auto& cpuFields = cpu.fetchFields(true, true);
   const auto& cudaFields = cuda.fetchFields(true, true);
