@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "common/Error.hpp"
 #include "geometry/Obstacle.hpp"
@@ -130,6 +131,18 @@ public:
     const double value = number(node, key);
     if (!(value > 0.0) || !std::isfinite(value)) fail(key, "expected a positive number, got " + std::to_string(value));
     return value;
+  }
+
+  // The entries of an array of tables ([[name]]), each with its key prefix "name[n]".
+  std::vector<std::pair<std::string, const toml::table*>> entries(const std::string& name) const {
+    std::vector<std::pair<std::string, const toml::table*>> result;
+    const toml::node* node = root_.get(name);
+    if (!node) return result;
+    const toml::array* array = node->as_array();
+    if (!array || !array->is_array_of_tables()) fail(name, "expected [[" + name + "]] entries (an array of tables)");
+    for (std::size_t n = 0; n < array->size(); ++n)
+      result.emplace_back(name + "[" + std::to_string(n) + "]", (*array)[n].as_table());
+    return result;
   }
 
   const std::string& source() const { return source_; }
@@ -269,14 +282,8 @@ void readDomainTable(const CaseReader& reader, CaseDescription& result) {
 }
 
 void readBoundaries(const CaseReader& reader, CaseDescription& result) {
-  const toml::node* node = reader.root().get("boundary");
-  if (!node) return;
-  const toml::array* entries = node->as_array();
-  if (!entries || !entries->is_array_of_tables())
-    reader.fail("boundary", "expected [[boundary]] entries (an array of tables)");
-  for (std::size_t n = 0; n < entries->size(); ++n) {
-    const toml::table& entry = *(*entries)[n].as_table();
-    const std::string prefix = "boundary[" + std::to_string(n) + "]";
+  for (const auto& [prefix, table] : reader.entries("boundary")) {
+    const toml::table& entry = *table;
     reader.checkKeys(entry, prefix, {"faces", "type", "velocity", "profile", "density"});
     const toml::node* facesNode = entry.get("faces");
     if (!facesNode) reader.fail(prefix + ".faces", "missing (expected an array of face names x- x+ y- y+ z- z+)");
@@ -359,15 +366,9 @@ std::array<double, 3> point(const CaseReader& reader, const toml::table& entry, 
 }
 
 void readObstacles(const CaseReader& reader, CaseDescription& result) {
-  const toml::node* node = reader.root().get("obstacle");
-  if (!node) return;
-  const toml::array* entries = node->as_array();
-  if (!entries || !entries->is_array_of_tables())
-    reader.fail("obstacle", "expected [[obstacle]] entries (an array of tables)");
   const int dimensions = result.dimensions;
-  for (std::size_t n = 0; n < entries->size(); ++n) {
-    const toml::table& entry = *(*entries)[n].as_table();
-    const std::string prefix = "obstacle[" + std::to_string(n) + "]";
+  for (const auto& [prefix, table] : reader.entries("obstacle")) {
+    const toml::table& entry = *table;
     geometry::ObstacleSpec spec;
     spec.source = reader.source() + ": " + prefix;
     const std::string shape = reader.choice(&entry, prefix, "shape", {"sphere", "cylinder", "box", "stl"}, true);

@@ -1,6 +1,7 @@
 // Catalyst end to end: the CLI runs a case with a v2 script under a virtual X server, and the
 // PNGs it writes show a flow (not a blank frame). Broken scripts stop the run cleanly.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <vector>
 #include <string>
 
 #include "TestSupport.hpp"
@@ -25,51 +28,60 @@ namespace {
 
 using octoflow::testing::CommandResult;
 
-// One virtual X server for this test process (ParaView renders through X): its display number
-// comes from the process id, skipping numbers another server holds, so parallel test processes
-// never race for one, as `xvfb-run -a` can.
+// One virtual X server for this test process (ParaView renders through X). Xvfb picks a free
+// display itself and writes its number to a pipe once it accepts connections (-displayfd), so
+// parallel test processes never race for a display or connect too early, as `xvfb-run -a` can.
 class VirtualDisplay {
 public:
   VirtualDisplay() {
-    for (int number = 200 + getpid() % 4000; number < 8000; ++number) {
-      if (fs::exists("/tmp/.X" + std::to_string(number) + "-lock")) continue;
-      const std::string display = ":" + std::to_string(number);
-      server_ = fork();
-      if (server_ == 0) {
-        execl(OCTOFLOW_XVFB, "Xvfb", display.c_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
-              static_cast<char*>(nullptr));
-        _exit(127);
-      }
-      const fs::path socket = "/tmp/.X11-unix/X" + std::to_string(number);
-      for (int wait = 0; wait < 200 && !fs::exists(socket); ++wait) usleep(50000);
-      if (fs::exists(socket)) {
-        display_ = display;
-        return;
-      }
-      stop();
+    int ready[2];
+    if (pipe(ready) != 0) return;
+    server_ = fork();
+    if (server_ == 0) {
+      close(ready[0]);
+      const std::string fd = std::to_string(ready[1]);
+      execl(OCTOFLOW_XVFB, "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+            static_cast<char*>(nullptr));
+      _exit(127);
     }
+    close(ready[1]);
+    std::string number;
+    pollfd wait{ready[0], POLLIN, 0};
+    char c;
+    while (poll(&wait, 1, 30000) > 0 && read(ready[0], &c, 1) == 1 && c != '\n') number += c;
+    close(ready[0]);
+    if (!number.empty()) display_ = ":" + number;
   }
-  ~VirtualDisplay() { stop(); }
-  const std::string& display() const { return display_; }
-
-private:
-  void stop() {
+  ~VirtualDisplay() {
     if (server_ > 0) {
       kill(server_, SIGTERM);
       waitpid(server_, nullptr, 0);
     }
-    server_ = -1;
   }
+  const std::string& display() const { return display_; }
+
+private:
   pid_t server_ = -1;
   std::string display_;
 };
 
-// The program under this process's virtual X server.
+// The program under this process's virtual X server. A server that refuses the connection
+// (seen under heavy load on a 2-core machine) is test equipment failing, not octoflow: the run
+// is repeated on a fresh server, at most twice, and the refusal is reported.
 CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory) {
-  static VirtualDisplay display;
-  EXPECT_FALSE(display.display().empty()) << "no virtual X server could be started";
-  return octoflow::testing::runCommand("DISPLAY=" + display.display() + " '" + OCTOFLOW_CLI_PATH + "' " + arguments,
-                                       workingDirectory);
+  static std::vector<std::unique_ptr<VirtualDisplay>> displays;  // refused ones stay up: new numbers
+  if (displays.empty()) displays.push_back(std::make_unique<VirtualDisplay>());
+  CommandResult result;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string& display = displays.back()->display();
+    EXPECT_FALSE(display.empty()) << "no virtual X server could be started";
+    result = octoflow::testing::runCommand("DISPLAY=" + display + " '" + OCTOFLOW_CLI_PATH + "' " + arguments,
+                                           workingDirectory);
+    if (result.output.find("bad X server connection") == std::string::npos) break;
+    std::printf("virtual X server %s refused the connection; starting another\n", display.c_str());
+    displays.push_back(std::make_unique<VirtualDisplay>());
+  }
+  return result;
 }
 
 // Fraction of pixels whose colour differs from the most common one, and the number of distinct
