@@ -103,6 +103,22 @@ struct Les {
   }
 };
 
+// What every collision needs first: the node's density and velocity and its relaxation time
+// (the molecular one, or with LES the local one).
+struct NodeState {
+  float rho;
+  Vector3 u;
+  float tau;
+};
+
+template <class L>
+OCTO_HD OCTO_INLINE NodeState nodeState(const float (&g)[L::Q], const Vector3& acceleration, float tau, const Les& les) {
+  NodeState node;
+  moments<L>(g, acceleration, node.rho, node.u);
+  node.tau = les.relaxationTime<L>(tau, g, node.rho, node.u, acceleration);
+  return node;
+}
+
 // Single-relaxation-time BGK collision with Guo forcing, in place on the deviations
 // (seed 1 eqs. (1)-(2); seed 3 eq. (2) with the force term in Guo's second-order form).
 struct Bgk {
@@ -111,10 +127,10 @@ struct Bgk {
 
   template <class L>
   OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q], const Vector3& acceleration) const {
-    float rho;
-    Vector3 u;
-    moments<L>(g, acceleration, rho, u);
-    const float omega = 1.0f / les.relaxationTime<L>(tau, g, rho, u, acceleration);
+    const NodeState node = nodeState<L>(g, acceleration, tau, les);
+    const float rho = node.rho;
+    const Vector3 u = node.u;
+    const float omega = 1.0f / node.tau;
     const float forcePrefactor = 1.0f - 0.5f * omega;
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
@@ -136,12 +152,11 @@ struct Trt {
 
   template <class L>
   OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q], const Vector3& acceleration) const {
-    float rho;
-    Vector3 u;
-    moments<L>(g, acceleration, rho, u);
-    const float localTau = les.relaxationTime<L>(tau, g, rho, u, acceleration);
-    const float omegaPlus = 1.0f / localTau;
-    const float omegaMinus = 1.0f / (magic / (localTau - 0.5f) + 0.5f);
+    const NodeState node = nodeState<L>(g, acceleration, tau, les);
+    const float rho = node.rho;
+    const Vector3 u = node.u;
+    const float omegaPlus = 1.0f / node.tau;
+    const float omegaMinus = 1.0f / (magic / (node.tau - 0.5f) + 0.5f);
     const float sourcePlus = 1.0f - 0.5f * omegaPlus;
     const float sourceMinus = 1.0f - 0.5f * omegaMinus;
     g[0] += omegaPlus * (equilibriumDeviation<L>(0, rho, u) - g[0]) +

@@ -197,10 +197,10 @@ struct Mrt {
 
   template <class L>
   OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q], const Vector3& acceleration) const {
-    float rho;
-    Vector3 u;
-    moments<L>(g, acceleration, rho, u);
-    const float shear = 1.0f / les.relaxationTime<L>(tau, g, rho, u, acceleration);
+    const NodeState node = nodeState<L>(g, acceleration, tau, les);
+    const float rho = node.rho;
+    const Vector3 u = node.u;
+    const float shear = 1.0f / node.tau;
     const float magic = 8.0f * (2.0f - shear) / (8.0f - shear);  // (1/s - 1/2)(1/s_q - 1/2) = 3/16
     float shifted[L::Q];  // f - f_eq + F/2
     OCTO_UNROLL
