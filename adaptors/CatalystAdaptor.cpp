@@ -12,6 +12,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#if OCTOFLOW_HAVE_MPI
+#include <vtkMPI.h>
+#endif
+
 #include "Channels.hpp"
 #include "ImageDataBuilder.hpp"
 #include "common/Error.hpp"
@@ -39,7 +43,15 @@ CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const 
     std::fprintf(stderr,
                  "octoflow: warning: DISPLAY is not set; ParaView renders through X, so Catalyst scripts that write "
                  "images need an X server: run under `xvfb-run -a`\n");
+#if OCTOFLOW_HAVE_MPI
+  // Catalyst runs on the rank that creates the adaptor, over the grid it is handed (under MPI:
+  // rank 0, with the gathered whole grid); its communicator is that rank alone.
+  MPI_Comm self = MPI_COMM_SELF;
+  vtkMPICommunicatorOpaqueComm communicator(&self);
+  if (!impl_->processor->Initialize(communicator)) throw Error("ParaView Catalyst failed to initialise");
+#else
   if (!impl_->processor->Initialize()) throw Error("ParaView Catalyst failed to initialise");
+#endif
   for (const std::string& script : scripts) {
     // v2 scripts are imported lazily, after Catalyst may have changed directory: pass absolute paths.
     const std::string path = std::filesystem::absolute(script).lexically_normal().string();

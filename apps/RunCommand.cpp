@@ -13,6 +13,12 @@
 #include "io/CaseFile.hpp"
 #include "lbm/UniformSolver.hpp"
 
+#if OCTOFLOW_HAVE_MPI
+#include <mpi.h>
+
+#include "parallel/DistributedSolver.hpp"
+#endif
+
 #if OCTOFLOW_HAVE_PARAVIEW
 #include "CatalystAdaptor.hpp"
 #include "ImageDataBuilder.hpp"
@@ -76,6 +82,16 @@ void printSummary(const io::CaseDescription& d, exec::Backend backend) {
                  d.steps * d.units.timeStep());
 }
 
+// Under MPI every rank takes the decisions rank 0 takes (what to fetch, how far to step), so the
+// collective calls match; without MPI there is nothing to agree on.
+template <class T>
+T agreed(T value) {
+#if OCTOFLOW_HAVE_MPI
+  MPI_Bcast(&value, sizeof value, MPI_BYTE, 0, MPI_COMM_WORLD);
+#endif
+  return value;
+}
+
 }  // namespace
 
 int validateCase(const std::string& casePath) {
@@ -91,52 +107,74 @@ int validateCase(const std::string& casePath) {
 int runCase(const RunOptions& options) {
   const io::CaseDescription description = loadWithOverrides(options);
   const exec::Backend backend = exec::resolveBackend(options.backend);
-  if (!options.quiet) printSummary(description, backend);
+#if OCTOFLOW_HAVE_MPI
+  // Every rank runs its piece of the grid (one rank: the whole grid); rank 0 writes and renders.
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const bool root = rank == 0;
+#else
+  const bool root = true;
+#endif
+  const bool talk = root && !options.quiet;
+  if (talk) printSummary(description, backend);
 
   const std::filesystem::path outputDirectory = description.output.directory;
 #if OCTOFLOW_HAVE_PARAVIEW
   // Scripts load before anything is written: a broken script leaves no output behind.
   std::unique_ptr<adaptors::CatalystAdaptor> catalyst;
-  if (!description.insitu.scripts.empty())
+  if (root && !description.insitu.scripts.empty())
     catalyst = std::make_unique<adaptors::CatalystAdaptor>(description.insitu.scripts,
                                                            (outputDirectory / "catalyst").string());
 #else
-  if (!options.quiet)
-    std::fprintf(stderr, "octoflow: this build has no ParaView/VTK: no .vti files are written\n");
+  if (talk) std::fprintf(stderr, "octoflow: this build has no ParaView/VTK: no .vti files are written\n");
 #endif
 
+#if OCTOFLOW_HAVE_MPI
+  parallel::DistributedSolver solver(MPI_COMM_WORLD, description.lbm, backend);
+  if (talk && solver.ranks() > 1) {
+    const auto& dims = solver.piece().dims;
+    std::fprintf(stderr, "octoflow: %d MPI ranks, %dx%dx%d pieces\n", solver.ranks(), dims[0], dims[1], dims[2]);
+  }
+#else
   lbm::UniformSolver solver(description.lbm, backend);
+#endif
   const Index totalSteps = description.steps;
   const Index outputEvery = description.output.every;
   const bool writeFields = !description.output.fields.empty();
 
   const bool outputDirectoryExisted = std::filesystem::exists(outputDirectory);
-  std::filesystem::create_directories(outputDirectory);
+  if (root) std::filesystem::create_directories(outputDirectory);
 #if OCTOFLOW_HAVE_PARAVIEW
-  adaptors::VtiSeriesWriter writer(outputDirectory, description.name);
-  const Index insituEvery = catalyst ? description.insitu.every : 0;
+  std::unique_ptr<adaptors::VtiSeriesWriter> writer;
+  if (root) writer = std::make_unique<adaptors::VtiSeriesWriter>(outputDirectory, description.name);
+  const Index insituEvery = description.insitu.scripts.empty() ? 0 : description.insitu.every;
 #else
   const Index insituEvery = 0;
 #endif
   const Index forcesEvery = description.forces.every;
   std::unique_ptr<ForcesLog> forces;
-  if (forcesEvery > 0)
+  if (root && forcesEvery > 0)
     forces = std::make_unique<ForcesLog>(outputDirectory / "forces.csv", description.forces, description.units,
                                          description.dimensions);
 
   // Everything that happens at a step boundary: offline files and in-situ pipelines.
   auto handleStep = [&](Index step) {
-    if (step > 0 && isMultiple(step, forcesEvery)) forces->write(step, solver.obstacleForce());
+    if (step > 0 && isMultiple(step, forcesEvery)) {
+      const auto force = solver.obstacleForce();
+      if (root) forces->write(step, force);
+    }
     const bool output = writeFields && (isMultiple(step, outputEvery) || step == totalSteps);
     bool density = output && description.output.wants("density");
     bool velocity = output && description.output.wants("velocity");
 #if OCTOFLOW_HAVE_PARAVIEW
     adaptors::CatalystAdaptor::FieldRequest request;
-    if (isMultiple(step, insituEvery)) request = catalyst->request(step, static_cast<double>(step));
+    if (root && isMultiple(step, insituEvery)) request = catalyst->request(step, static_cast<double>(step));
+    request = agreed(request);
     density = density || request.density;
     velocity = velocity || request.velocity;
     if (!output && !request.any) return;
     const auto& fields = solver.fetchFields(density, velocity);
+    if (!root) return;
     checkFinite(step, density ? fields.density.data() : fields.velocity.data(),
                 density ? solver.nodeCount() : 3 * solver.nodeCount());
     const float* densityValues = density ? fields.density.data() : nullptr;
@@ -168,26 +206,26 @@ int runCase(const RunOptions& options) {
         adaptors::addFieldValue(image, "density_kg_m3", units.density);
         adaptors::addFieldValue(image, "time_s", step * units.timeStep());
       }
-      writer.write(step, static_cast<double>(step), image);
+      writer->write(step, static_cast<double>(step), image);
     }
 #else
     // No files without VTK, but an output step still checks that the run is sound.
     if (output) {
       const auto& fields = solver.fetchFields(true, false);
-      checkFinite(step, fields.density.data(), solver.nodeCount());
+      if (root) checkFinite(step, fields.density.data(), solver.nodeCount());
     }
     (void)density;
     (void)velocity;
 #endif
   };
 
-  Progress progress(totalSteps, solver.nodeCount(), !options.quiet);
+  Progress progress(totalSteps, solver.nodeCount(), talk);
   try {
     handleStep(0);
   } catch (const InputError&) {
     // A script that fails on its first run is bad input: leave nothing of this run behind.
     forces.reset();
-    if (!outputDirectoryExisted) std::filesystem::remove_all(outputDirectory);
+    if (root && !outputDirectoryExisted) std::filesystem::remove_all(outputDirectory);
     throw;
   }
   Index chunk = 1;
@@ -196,7 +234,7 @@ int runCase(const RunOptions& options) {
     Index target = std::min(totalSteps, step + chunk);
     if (writeFields) target = std::min(target, nextMultiple(step, outputEvery, totalSteps));
     target = std::min(target, nextMultiple(step, insituEvery, totalSteps));
-    target = std::min(target, nextMultiple(step, forcesEvery, totalSteps));
+    target = agreed(std::min(target, nextMultiple(step, forcesEvery, totalSteps)));
     solver.advance(target - step);
     handleStep(solver.step());
     progress.update(solver.step());
@@ -205,9 +243,9 @@ int runCase(const RunOptions& options) {
   }
   progress.finish(solver.step());
 #if OCTOFLOW_HAVE_PARAVIEW
-  if (!options.quiet && writeFields) std::fprintf(stderr, "octoflow: wrote %s\n", writer.seriesPath().c_str());
+  if (talk && writeFields) std::fprintf(stderr, "octoflow: wrote %s\n", writer->seriesPath().c_str());
 #endif
-  if (!options.quiet && forces) std::fprintf(stderr, "octoflow: wrote %s\n", (outputDirectory / "forces.csv").c_str());
+  if (talk && forces) std::fprintf(stderr, "octoflow: wrote %s\n", (outputDirectory / "forces.csv").c_str());
   return 0;
 }
 

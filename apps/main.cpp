@@ -86,6 +86,8 @@ int runCli(int argc, char** argv) {
   benchLbm->add_option("--steps", benchSteps, "Timed steps (default: about one second)");
   benchLbm->add_option("--backend", benchBackendText, "auto | cuda | cpu");
   benchLbm->add_flag("--json", json, "One JSON object instead of text");
+  bool weak = false;
+  benchLbm->add_flag("--weak", weak, "Under mpirun: each rank keeps a box of --size (weak scaling); default: the box is cut over the ranks");
 
   try {
     cli.parse(argc, argv);
@@ -121,8 +123,9 @@ int runCli(int argc, char** argv) {
     if (benchSteps < 0) throw InputError("--steps", "", "expected a positive integer");
     options.size = benchSize;
     options.steps = benchSteps;
+    options.weak = weak;
     const auto result = bench::runLbmBenchmark(options);
-    std::fputs((json ? bench::formatJson(result) : bench::formatText(result)).c_str(), stdout);
+    if (result.report) std::fputs((json ? bench::formatJson(result) : bench::formatText(result)).c_str(), stdout);
     return 0;
   }
   return kExitInputError;
@@ -145,6 +148,10 @@ int main(int argc, char** argv) {
     code = kExitFailure;
   }
 #if OCTOFLOW_HAVE_MPI
+  // A rank that fails alone would leave the others waiting in a collective call: end them all.
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (code != 0 && ranks > 1) MPI_Abort(MPI_COMM_WORLD, code);
   MPI_Finalize();
 #endif
   return code;

@@ -7,11 +7,55 @@
 #include "exec/CopyBandwidth.hpp"
 #include "lbm/UniformSolver.hpp"
 
+#if OCTOFLOW_HAVE_MPI
+#include <mpi.h>
+
+#include "parallel/DistributedSolver.hpp"
+#endif
+
 namespace octoflow::bench {
 
 namespace {
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int worldRanks() {
+  int ranks = 1;
+#if OCTOFLOW_HAVE_MPI
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+#endif
+  return ranks;
+}
+
+// Warm-up, then a timed run of about a second (unless told); every rank steps alike and the
+// clock stops when the slowest is done.
+template <class Solver>
+void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& result) {
+  const auto barrier = [] {
+#if OCTOFLOW_HAVE_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+  };
+  barrier();
+  auto start = std::chrono::steady_clock::now();
+  solver.advance(2);
+  barrier();
+  const double perStep = std::max(secondsSince(start) / 2.0, 1e-6);
+  long long steps = requestedSteps > 0 ? requestedSteps : std::clamp<long long>(static_cast<long long>(1.0 / perStep), 4, 10000);
+  steps += steps % 2;  // an even count: the layout the run started from
+#if OCTOFLOW_HAVE_MPI
+  MPI_Bcast(&steps, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+#endif
+  barrier();
+  start = std::chrono::steady_clock::now();
+  solver.advance(steps);
+  barrier();
+  result.seconds = secondsSince(start);
+#if OCTOFLOW_HAVE_MPI
+  MPI_Bcast(&result.seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+#endif
+  result.steps = steps;
 }
 }  // namespace
 
@@ -26,10 +70,10 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   config.collision = options.collision;
   config.storage = options.storage;
   config.les.model = options.les;
-  config.extent = Extent{size, size, dimensions == 3 ? size : 1};
+  const int ranks = worldRanks();
+  config.extent = Extent{options.weak ? size * ranks : size, size, dimensions == 3 ? size : 1};
   config.tau = 0.6f;
   for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
-  lbm::UniformSolver solver(config, options.backend);
 
   LbmBenchmarkResult result;
   result.lattice = lbm::latticeName(options.lattice);
@@ -38,45 +82,53 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.les = options.les == lbm::LesModel::Smagorinsky ? "smagorinsky" : "none";
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
-  if (cuda) {
-    const auto devices = exec::cudaDevices();
-    if (!devices.empty()) result.device = devices.front().name;
-  }
   result.nx = config.extent.nx;
   result.ny = config.extent.ny;
   result.nz = config.extent.nz;
-  result.bytesPerUpdate = 2.0 * solver.populationCount() * lbm::storageBytes(options.storage);
+  result.ranks = ranks;
+  result.weak = options.weak;
+  const int q = lbm::latticeQ(options.lattice);
+  result.bytesPerUpdate = 2.0 * q * lbm::storageBytes(options.storage);
 
-  // Copy roofline on a buffer of the population array's size (at least 256 MiB, so caches
-  // do not flatter it).
-  const std::size_t copyBytes =
-      std::max<std::size_t>(256u << 20, static_cast<std::size_t>(solver.populationCount()) * solver.nodeCount() * 4);
-  result.copyBytesPerSecond = exec::measureCopyBandwidth(options.backend, copyBytes).bytesPerSecond;
-
-  // Warm-up, then size the timed run to about a second unless told.
-  auto start = std::chrono::steady_clock::now();
-  solver.advance(2);
-  const double perStep = std::max(secondsSince(start) / 2.0, 1e-6);
-  long long steps = options.steps > 0 ? options.steps : std::clamp<long long>(static_cast<long long>(1.0 / perStep), 4, 10000);
-  steps += steps % 2;  // an even count ends on the array the run started from
-  start = std::chrono::steady_clock::now();
-  solver.advance(steps);
-  result.seconds = secondsSince(start);
-  result.steps = steps;
-  result.mlups = static_cast<double>(solver.nodeCount()) * steps / result.seconds / 1e6;
+  // The copy roofline of this rank's device, on a buffer of its population array's size (at
+  // least 256 MiB, so caches do not flatter it); measured once the rank's device is chosen.
+  const auto measureCopy = [&] {
+    if (cuda) {
+      const auto devices = exec::cudaDevices();
+      if (!devices.empty()) result.device = devices.front().name;
+    }
+    const std::size_t copyBytes =
+        std::max<std::size_t>(256u << 20, static_cast<std::size_t>(q) * config.extent.cellCount() / ranks * 4);
+    result.copyBytesPerSecond = exec::measureCopyBandwidth(options.backend, copyBytes).bytesPerSecond;
+  };
+  if (ranks == 1) {
+    lbm::UniformSolver timed(config, options.backend);
+    measureCopy();
+    timeSteps(timed, options.steps, result);
+  } else {
+#if OCTOFLOW_HAVE_MPI
+    parallel::DistributedSolver timed(MPI_COMM_WORLD, config, options.backend);
+    result.report = timed.rank() == 0;
+    measureCopy();
+    timeSteps(timed, options.steps, result);
+#endif
+  }
+  result.mlups = static_cast<double>(config.extent.cellCount()) * result.steps / result.seconds / 1e6;
   result.effectiveBytesPerSecond = result.mlups * 1e6 * result.bytesPerUpdate;
-  result.fractionOfCopy = result.effectiveBytesPerSecond / result.copyBytesPerSecond;
+  // Against the copy bandwidth of all the ranks' devices together.
+  result.fractionOfCopy = result.effectiveBytesPerSecond / (ranks * result.copyBytesPerSecond);
   return result;
 }
 
 std::string formatText(const LbmBenchmarkResult& r) {
   char text[640];
   std::snprintf(text, sizeof text,
-                "octoflow bench lbm: %s %s %s les=%s on %s [%s], %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
+                "octoflow bench lbm: %s %s %s les=%s on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
                 "  %.1f MLUPS, %.0f B/update -> %.1f GB/s effective\n"
-                "  copy bandwidth (same process) %.1f GB/s -> %.1f %% of the copy roofline\n",
-                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.device.c_str(), r.backend.c_str(), r.nx,
-                r.ny, r.nz, r.steps, r.seconds, r.mlups, r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9,
+                "  copy bandwidth (same process, all ranks) %.1f GB/s -> %.1f %% of the copy roofline\n",
+                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.device.c_str(), r.backend.c_str(), r.ranks,
+                r.ranks > 1 ? (r.weak ? " (weak)" : " (strong)") : "", r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
+                r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.ranks * r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy);
   return text;
 }
@@ -88,10 +140,11 @@ std::string formatJson(const LbmBenchmarkResult& r) {
                 "\"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
-                "\"fraction_of_copy\": %.4f}\n",
+                "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s}\n",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
-                r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy);
+                r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy, r.ranks,
+                r.weak ? "true" : "false");
   return text;
 }
 

@@ -17,6 +17,9 @@ struct LbmBenchmarkOptions {
   exec::Backend backend = exec::Backend::Cpu;
   long long size = 0;   // nodes per axis; 0 = 256 on CUDA, 64 on CPU (D2Q9: 4096 / 512)
   long long steps = 0;  // 0 = enough for about a second of work
+  // Under mpirun with several ranks: the box is cut over the ranks (strong scaling), or with
+  // `weak` each rank keeps a box of `size` and the whole grid grows along x (weak scaling).
+  bool weak = false;
 };
 
 struct LbmBenchmarkResult {
@@ -34,6 +37,9 @@ struct LbmBenchmarkResult {
   double effectiveBytesPerSecond = 0.0;
   double copyBytesPerSecond = 0.0;    // measured copy bandwidth (read + write)
   double fractionOfCopy = 0.0;        // effective / copy: the memory roofline fraction
+  int ranks = 1;                      // MPI ranks (MLUPS and bandwidth are totals over them)
+  bool weak = false;
+  bool report = true;                 // false on MPI ranks other than 0
 };
 
 LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options);

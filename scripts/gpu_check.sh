@@ -43,4 +43,16 @@ cat "$logs/info.txt"
   build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256
 } > "$logs/bench.txt" 2>&1
 cat "$logs/bench.txt"
+# Scaling over the GPUs of one host (MPI ranks, one GPU each): weak (256^3 per GPU) and strong
+# (one 256^3 box cut over the GPUs), D3Q19 BGK FP32.
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+if [ "$mpi" = ON ] && [ "$gpus" -ge 2 ]; then
+  {
+    for ranks in 1 $gpus; do
+      mpirun --oversubscribe -np $ranks build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256 --weak --json
+      mpirun --oversubscribe -np $ranks build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256 --json
+    done
+  } > "$logs/scaling.txt" 2>&1
+  cat "$logs/scaling.txt"
+fi
 exit $tests_status

@@ -7,7 +7,7 @@
 #define OCTO_UNROLL _Pragma("unroll")
 #else
 #define OCTO_HD
-#define OCTO_INLINE inline
+#define OCTO_INLINE inline __attribute__((always_inline))
 // Full unrolling over the velocity set turns the lattice tables into immediates.
 #define OCTO_UNROLL _Pragma("GCC unroll 32")
 #endif

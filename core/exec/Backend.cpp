@@ -19,6 +19,16 @@ BackendChoice parseBackendChoice(const std::string& text, const std::string& sou
 
 bool cudaCompiled() { return OCTOFLOW_HAVE_CUDA != 0; }
 
+void useCudaDevice(int index) {
+#if OCTOFLOW_HAVE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) return;
+  cudaSetDevice(index % count);
+#else
+  (void)index;
+#endif
+}
+
 std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone) {
   std::vector<CudaDeviceInfo> devices;
 #if OCTOFLOW_HAVE_CUDA

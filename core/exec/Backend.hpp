@@ -33,5 +33,8 @@ bool cudaCompiled();
 // The usable CUDA devices; empty with `whyNone` filled when there are none. Any CUDA error counts
 // as "no device" (without a GPU the runtime reports an insufficient driver, not zero devices).
 std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone = nullptr);
+// Makes device `index` modulo the device count current for this thread (one per MPI rank on a
+// node with several GPUs); no effect without CUDA devices.
+void useCudaDevice(int index);
 
 }  // namespace octoflow::exec

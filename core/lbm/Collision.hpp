@@ -120,13 +120,15 @@ OCTO_HD OCTO_INLINE NodeState nodeState(const float (&g)[L::Q], const Vector3& a
 }
 
 // Single-relaxation-time BGK collision with Guo forcing, in place on the deviations
-// (seed 1 eqs. (1)-(2); seed 3 eq. (2) with the force term in Guo's second-order form).
+// (seed 1 eqs. (1)-(2); seed 3 eq. (2) with the force term in Guo's second-order form). Like
+// every collision it returns the state (density, velocity, relaxation time) it relaxed with;
+// Forced = false drops the force terms (no body force: fewer instructions in the kernels).
 struct Bgk {
   float tau = 1.0f;
   Les les;
 
-  template <class L>
-  OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q], const Vector3& acceleration) const {
+  template <class L, bool Forced = true>
+  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration) const {
     const NodeState node = nodeState<L>(g, acceleration, tau, les);
     const float rho = node.rho;
     const Vector3 u = node.u;
@@ -134,9 +136,13 @@ struct Bgk {
     const float forcePrefactor = 1.0f - 0.5f * omega;
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
-      g[q] += omega * (equilibriumDeviation<L>(q, rho, u) - g[q]) +
-              forcePrefactor * guoSource<L>(q, rho, u, acceleration);
+      if constexpr (Forced)
+        g[q] += omega * (equilibriumDeviation<L>(q, rho, u) - g[q]) +
+                forcePrefactor * guoSource<L>(q, rho, u, acceleration);
+      else
+        g[q] += omega * (equilibriumDeviation<L>(q, rho, u) - g[q]);
     }
+    return node;
   }
 };
 
@@ -150,8 +156,8 @@ struct Trt {
   float magic = 3.0f / 16.0f;
   Les les;
 
-  template <class L>
-  OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q], const Vector3& acceleration) const {
+  template <class L, bool Forced = true>
+  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration) const {
     const NodeState node = nodeState<L>(g, acceleration, tau, les);
     const float rho = node.rho;
     const Vector3 u = node.u;
@@ -159,22 +165,25 @@ struct Trt {
     const float omegaMinus = 1.0f / (magic / (node.tau - 0.5f) + 0.5f);
     const float sourcePlus = 1.0f - 0.5f * omegaPlus;
     const float sourceMinus = 1.0f - 0.5f * omegaMinus;
-    g[0] += omegaPlus * (equilibriumDeviation<L>(0, rho, u) - g[0]) +
-            sourcePlus * guoSource<L>(0, rho, u, acceleration);
+    [[maybe_unused]] const auto source = [&](int q) { return Forced ? guoSource<L>(q, rho, u, acceleration) : 0.0f; };
+    g[0] += omegaPlus * (equilibriumDeviation<L>(0, rho, u) - g[0]);
+    if constexpr (Forced) g[0] += sourcePlus * source(0);
     OCTO_UNROLL
     for (int q = 1; q < L::Q; q += 2) {  // pairs (q, q + 1) are opposite (Lattice.hpp)
       const int r = q + 1;
       const float equilibriumQ = equilibriumDeviation<L>(q, rho, u);
       const float equilibriumR = equilibriumDeviation<L>(r, rho, u);
-      const float sourceQ = guoSource<L>(q, rho, u, acceleration);
-      const float sourceR = guoSource<L>(r, rho, u, acceleration);
-      const float symmetric = omegaPlus * (0.5f * (g[q] + g[r]) - 0.5f * (equilibriumQ + equilibriumR)) -
-                              sourcePlus * 0.5f * (sourceQ + sourceR);
-      const float antisymmetric = omegaMinus * (0.5f * (g[q] - g[r]) - 0.5f * (equilibriumQ - equilibriumR)) -
-                                  sourceMinus * 0.5f * (sourceQ - sourceR);
+      float symmetric = omegaPlus * (0.5f * (g[q] + g[r]) - 0.5f * (equilibriumQ + equilibriumR));
+      float antisymmetric = omegaMinus * (0.5f * (g[q] - g[r]) - 0.5f * (equilibriumQ - equilibriumR));
+      if constexpr (Forced) {
+        const float sourceQ = source(q), sourceR = source(r);
+        symmetric -= sourcePlus * 0.5f * (sourceQ + sourceR);
+        antisymmetric -= sourceMinus * 0.5f * (sourceQ - sourceR);
+      }
       g[q] -= symmetric + antisymmetric;
       g[r] -= symmetric - antisymmetric;
     }
+    return node;
   }
 };
 

@@ -42,6 +42,7 @@ struct FaceBoundaries {
   FaceCondition face[kFaceCount];
 
   OCTO_HD bool periodic(int axis) const { return face[2 * axis].type == FaceType::Periodic; }
+  unsigned periodicAxes() const { return (periodic(0) ? 1u : 0u) | (periodic(1) ? 2u : 0u) | (periodic(2) ? 4u : 0u); }
   void setType(int faceIndex, FaceType type) { face[faceIndex].type = type; }
   void setAxisPeriodic(int axis) {
     face[2 * axis].type = FaceType::Periodic;
@@ -49,17 +50,18 @@ struct FaceBoundaries {
   }
 };
 
-// The velocity a face imposes at the boundary node (i, j, k). A parabolic profile is the product
-// of 4 s (1 - s) over the face's non-periodic tangential axes, s = (x + 1/2) / n the position
-// between the half-way walls at -1/2 and n - 1/2: the given velocity at the centre, zero at edges.
-OCTO_HD inline Vector3 faceVelocity(const FaceBoundaries& faces, int faceIndex, const Extent& extent,
-                                    const Index (&position)[3]) {
-  const FaceCondition& condition = faces.face[faceIndex];
+// The velocity a face imposes at the boundary node at `position` (whole-grid coordinates) of a
+// grid of extent `whole` whose axes with a bit in `periodicAxes` wrap. A parabolic profile is the
+// product of 4 s (1 - s) over the face's non-periodic tangential axes, s = (x + 1/2) / n the
+// position between the half-way walls at -1/2 and n - 1/2: the given velocity at the centre,
+// zero at the edges.
+OCTO_HD inline Vector3 faceVelocity(const FaceCondition& condition, int faceIndex, const Extent& whole,
+                                    unsigned periodicAxes, const Index (&position)[3]) {
   if (!condition.parabolic) return condition.velocity;
   float shape = 1.0f;
   for (int axis = 0; axis < 3; ++axis) {
-    if (axis == faceAxis(faceIndex) || faces.periodic(axis) || extent.size(axis) == 1) continue;
-    const float s = (static_cast<float>(position[axis]) + 0.5f) / static_cast<float>(extent.size(axis));
+    if (axis == faceAxis(faceIndex) || (periodicAxes & (1u << axis)) || whole.size(axis) == 1) continue;
+    const float s = (static_cast<float>(position[axis]) + 0.5f) / static_cast<float>(whole.size(axis));
     shape *= 4.0f * s * (1.0f - s);
   }
   return Vector3{shape * condition.velocity.x, shape * condition.velocity.y, shape * condition.velocity.z};

@@ -12,7 +12,7 @@ namespace octoflow::lbm {
 enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
 
 namespace detail {
-OCTO_HD constexpr int oppositeInPairOrder(int q) { return q == 0 ? 0 : ((q & 1) ? q + 1 : q - 1); }
+OCTO_HD OCTO_INLINE constexpr int oppositeInPairOrder(int q) { return q == 0 ? 0 : ((q & 1) ? q + 1 : q - 1); }
 }  // namespace detail
 
 struct D2Q9 {
@@ -20,16 +20,16 @@ struct D2Q9 {
   static constexpr int dimensions = 2;
   static constexpr int Q = 9;
   static constexpr const char* name() { return "D2Q9"; }
-  OCTO_HD static constexpr int c(int q, int axis) {
+  OCTO_HD OCTO_INLINE static constexpr int c(int q, int axis) {
     constexpr int v[Q][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},  {0, -1, 0},
                              {1, 1, 0},  {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
     return v[q][axis];
   }
-  OCTO_HD static constexpr float w(int q) {
+  OCTO_HD OCTO_INLINE static constexpr float w(int q) {
     constexpr float byNorm[3] = {4.0f / 9.0f, 1.0f / 9.0f, 1.0f / 36.0f};
     return byNorm[(c(q, 0) != 0) + (c(q, 1) != 0)];
   }
-  OCTO_HD static constexpr int opposite(int q) { return detail::oppositeInPairOrder(q); }
+  OCTO_HD OCTO_INLINE static constexpr int opposite(int q) { return detail::oppositeInPairOrder(q); }
 };
 
 struct D3Q19 {
@@ -37,18 +37,18 @@ struct D3Q19 {
   static constexpr int dimensions = 3;
   static constexpr int Q = 19;
   static constexpr const char* name() { return "D3Q19"; }
-  OCTO_HD static constexpr int c(int q, int axis) {
+  OCTO_HD OCTO_INLINE static constexpr int c(int q, int axis) {
     constexpr int v[Q][3] = {{0, 0, 0},   {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},   {0, -1, 0},
                              {0, 0, 1},   {0, 0, -1},  {1, 1, 0},   {-1, -1, 0}, {1, -1, 0},
                              {-1, 1, 0},  {1, 0, 1},   {-1, 0, -1}, {1, 0, -1},  {-1, 0, 1},
                              {0, 1, 1},   {0, -1, -1}, {0, 1, -1},  {0, -1, 1}};
     return v[q][axis];
   }
-  OCTO_HD static constexpr float w(int q) {
+  OCTO_HD OCTO_INLINE static constexpr float w(int q) {
     constexpr float byNorm[3] = {1.0f / 3.0f, 1.0f / 18.0f, 1.0f / 36.0f};
     return byNorm[(c(q, 0) != 0) + (c(q, 1) != 0) + (c(q, 2) != 0)];
   }
-  OCTO_HD static constexpr int opposite(int q) { return detail::oppositeInPairOrder(q); }
+  OCTO_HD OCTO_INLINE static constexpr int opposite(int q) { return detail::oppositeInPairOrder(q); }
 };
 
 struct D3Q27 {
@@ -56,7 +56,7 @@ struct D3Q27 {
   static constexpr int dimensions = 3;
   static constexpr int Q = 27;
   static constexpr const char* name() { return "D3Q27"; }
-  OCTO_HD static constexpr int c(int q, int axis) {
+  OCTO_HD OCTO_INLINE static constexpr int c(int q, int axis) {
     constexpr int v[Q][3] = {{0, 0, 0},   {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},   {0, -1, 0},
                              {0, 0, 1},   {0, 0, -1},  {1, 1, 0},   {-1, -1, 0}, {1, -1, 0},
                              {-1, 1, 0},  {1, 0, 1},   {-1, 0, -1}, {1, 0, -1},  {-1, 0, 1},
@@ -65,11 +65,11 @@ struct D3Q27 {
                              {-1, 1, 1},  {1, -1, -1}};
     return v[q][axis];
   }
-  OCTO_HD static constexpr float w(int q) {
+  OCTO_HD OCTO_INLINE static constexpr float w(int q) {
     constexpr float byNorm[4] = {8.0f / 27.0f, 2.0f / 27.0f, 1.0f / 54.0f, 1.0f / 216.0f};
     return byNorm[(c(q, 0) != 0) + (c(q, 1) != 0) + (c(q, 2) != 0)];
   }
-  OCTO_HD static constexpr int opposite(int q) { return detail::oppositeInPairOrder(q); }
+  OCTO_HD OCTO_INLINE static constexpr int opposite(int q) { return detail::oppositeInPairOrder(q); }
 };
 
 // Lattice speed of sound squared, cs^2 = 1/3, for all three sets.

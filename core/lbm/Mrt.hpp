@@ -9,8 +9,9 @@
 // The equilibrium moments are those of the second-order equilibrium (the BGK-equivalent set of
 // d'Humieres 2002), so MRT with every rate 1/tau is BGK. Guo forcing in moment space
 // (Guo & Zheng, Phys. Rev. E 77, 036707 (2008)): f* = f + F - M^-1 S M (f - f_eq + F/2).
-// Rows are mutually orthogonal, so M^-1 = M^T diag(1/|row|^2); every coefficient is a
-// compile-time integer, and with the loops unrolled the projections cost only the non-zero terms.
+// Rows are mutually orthogonal, so M^-1 = M^T diag(1/|row|^2).
+#include <utility>
+
 #include "common/Macros.hpp"
 #include "lbm/Collision.hpp"
 #include "lbm/Lattice.hpp"
@@ -157,20 +158,17 @@ OCTO_HD constexpr bool mrtRowConserved(int row) {
   return density || momentum[0] || momentum[1] || momentum[2];
 }
 
-// The collision operator, carrying the basis as numbers: the non-conserved rows of M, their
-// inverse squared norms and how each row's rate is set. Built on the host from MrtBasis; by value
-// in every kernel launch (under 3 KB, within CUDA's 4 KB of kernel parameters).
+// The collision operator. The basis is compile-time data (MrtBasis): with the loops unrolled,
+// every coefficient is an integer constant, zero terms vanish and +-1 terms cost an add, so the
+// projections cost only the non-zero entries. The operator carries how each row's rate is set,
+// indexed by basis row.
 struct Mrt {
   static constexpr int kMaxQ = 27;
-  static constexpr int kMaxRows = kMaxQ - 4;
-  enum RateKind : unsigned char { Fixed, Shear, Magic };
+  enum RateKind : unsigned char { Conserved, Fixed, Shear, Magic };
   float tau = 1.0f;
   Les les;
-  int rowCount = 0;
-  float basis[kMaxRows][kMaxQ] = {};  // M, non-conserved rows
-  float inverseNorm[kMaxRows] = {};   // 1 / |row|^2
-  float fixedRate[kMaxRows] = {};
-  RateKind kind[kMaxRows] = {};       // Shear: 1/tau (with LES, the local tau); Magic: from it
+  float fixedRate[kMaxQ] = {};
+  RateKind kind[kMaxQ] = {};  // Shear: 1/tau (with LES, the local tau); Magic: follows it
 
   // `rates(row, shear)` gives every row's rate for a shear rate (MrtBasis<L>::rate's form).
   template <class L, class Rates>
@@ -179,13 +177,10 @@ struct Mrt {
     mrt.tau = tau;
     for (int row = 0; row < L::Q; ++row) {
       if (mrtRowConserved<L>(row)) continue;
-      const int r = mrt.rowCount++;
-      for (int q = 0; q < L::Q; ++q) mrt.basis[r][q] = static_cast<float>(MrtBasis<L>::moment(row, q));
-      mrt.inverseNorm[r] = 1.0f / static_cast<float>(mrtRowNorm<L>(row));
       // A row's rate is the shear rate, follows it (the magic relation) or is fixed.
       const float atOne = rates(row, 1.0f), atOneAndHalf = rates(row, 1.5f);
-      mrt.kind[r] = atOne == 1.0f && atOneAndHalf == 1.5f ? Shear : (atOne != atOneAndHalf ? Magic : Fixed);
-      mrt.fixedRate[r] = rates(row, 1.0f / tau);
+      mrt.kind[row] = atOne == 1.0f && atOneAndHalf == 1.5f ? Shear : (atOne != atOneAndHalf ? Magic : Fixed);
+      mrt.fixedRate[row] = rates(row, 1.0f / tau);
     }
     return mrt;
   }
@@ -195,8 +190,8 @@ struct Mrt {
     return withRates<L>(tau, [](int row, float shear) { return MrtBasis<L>::rate(row, shear); });
   }
 
-  template <class L>
-  OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q], const Vector3& acceleration) const {
+  template <class L, bool Forced = true>
+  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration) const {
     const NodeState node = nodeState<L>(g, acceleration, tau, les);
     const float rho = node.rho;
     const Vector3 u = node.u;
@@ -205,18 +200,42 @@ struct Mrt {
     float shifted[L::Q];  // f - f_eq + F/2
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
-      const float source = guoSource<L>(q, rho, u, acceleration);
-      shifted[q] = g[q] - equilibriumDeviation<L>(q, rho, u) + 0.5f * source;
-      g[q] += source;
+      shifted[q] = g[q] - equilibriumDeviation<L>(q, rho, u);
+      if constexpr (Forced) {
+        const float source = guoSource<L>(q, rho, u, acceleration);
+        shifted[q] += 0.5f * source;
+        g[q] += source;
+      }
     }
-    for (int row = 0; row < rowCount; ++row) {
+    relaxRows<L>(g, shifted, shear, magic, std::make_integer_sequence<int, L::Q>{});
+    return node;
+  }
+
+private:
+  // g -= M^T diag(s / |row|^2) M shifted, a row at a time; the row is a template argument so its
+  // norm and whether it is conserved are constants, and the coefficients fold once q unrolls.
+  template <class L, int... Rows>
+  OCTO_HD OCTO_INLINE void relaxRows(float (&g)[L::Q], const float (&shifted)[L::Q], float shear, float magic,
+                                     std::integer_sequence<int, Rows...>) const {
+    (relaxRow<L, Rows>(g, shifted, shear, magic), ...);
+  }
+  template <class L, int Row>
+  OCTO_HD OCTO_INLINE void relaxRow(float (&g)[L::Q], const float (&shifted)[L::Q], float shear, float magic) const {
+    if constexpr (!mrtRowConserved<L>(Row)) {
+      constexpr float inverseNorm = 1.0f / static_cast<float>(mrtRowNorm<L>(Row));
       float m = 0.0f;
       OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) m += basis[row][q] * shifted[q];
-      const float rate = kind[row] == Shear ? shear : (kind[row] == Magic ? magic : fixedRate[row]);
-      const float relaxed = rate * inverseNorm[row] * m;
+      for (int q = 0; q < L::Q; ++q) {
+        const int coefficient = MrtBasis<L>::moment(Row, q);
+        if (coefficient != 0) m += static_cast<float>(coefficient) * shifted[q];
+      }
+      const float rate = kind[Row] == Shear ? shear : (kind[Row] == Magic ? magic : fixedRate[Row]);
+      const float relaxed = rate * inverseNorm * m;
       OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) g[q] -= basis[row][q] * relaxed;
+      for (int q = 0; q < L::Q; ++q) {
+        const int coefficient = MrtBasis<L>::moment(Row, q);
+        if (coefficient != 0) g[q] -= static_cast<float>(coefficient) * relaxed;
+      }
     }
   }
 };

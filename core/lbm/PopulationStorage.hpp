@@ -49,6 +49,31 @@ struct Fp16Storage {
   }
 };
 
+// Reads one stored population of a bulk update. On the GPU the load asks L2 to fetch the 256
+// bytes around it from memory (ld.global.L2::256B, sm_80 and later): the warps next to this one
+// read those bytes a moment later and find them in L2, which keeps more bytes in flight than the
+// threads alone can when each load is only 2 or 4 bytes wide.
+#ifndef OCTOFLOW_L2_PREFETCH
+#define OCTOFLOW_L2_PREFETCH 1
+#endif
+template <class Value>
+OCTO_HD OCTO_INLINE Value loadPopulation(const Value* address) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && OCTOFLOW_L2_PREFETCH
+  if constexpr (sizeof(Value) == 2) {
+    unsigned short bits;
+    asm("ld.global.L2::256B.u16 %0, [%1];" : "=h"(bits) : "l"(address));
+    return bits;
+  } else {
+    static_assert(sizeof(Value) == 4, "populations are 2 or 4 bytes");
+    float value;
+    asm("ld.global.L2::256B.f32 %0, [%1];" : "=f"(value) : "l"(address));
+    return value;
+  }
+#else
+  return *address;
+#endif
+}
+
 inline const char* storageName(StorageKind kind) { return kind == StorageKind::Fp16 ? "fp16" : "fp32"; }
 inline int storageBytes(StorageKind kind) { return kind == StorageKind::Fp16 ? 2 : 4; }
 

@@ -1,8 +1,25 @@
 #pragma once
 // The uniform-grid update as point-wise functors shared by the OpenMP and CUDA executions.
-// Storage is structure-of-arrays, population q of node n at [q * nodeCount + n], and holds
-// post-collision values. One step pulls (streams) from the neighbours and collides in
-// registers, writing to a second array ("pull", A-B pattern).
+//
+// One population array, updated in place by the AA pattern (Bailey, Myre, Walsh, Lilja & Saar,
+// "Accelerating lattice Boltzmann fluid flow simulations using graphics processors", ICPP 2009).
+// Storage is structure-of-arrays: population q of node n at [q * nodeCount + n].
+//  - An even step (0, 2, ...) reads a node's populations from its own slots and writes the
+//    post-collision values f*_q back into the opposite slots of the same node.
+//  - An odd step reads population q from the node it streams from (slot opposite(q) of x - c_q,
+//    where the even step left it) and writes f*_q to the node it streams to (slot q of x + c_q).
+// Either step reads and writes only locations that no other node touches in that step, so the
+// nodes may update in any order, in place, on any number of threads.
+//
+// A population q whose source x - c_q is not a fluid node (it lies beyond a wall or open face, or
+// is an obstacle) finds the node's own f*_opposite(q) in slot q of x in either parity: an even
+// step leaves it there, and an odd step writes a population bound for a non-fluid node into the
+// node's own opposite slot instead of the neighbour's. That is half-way bounce-back as it stands;
+// the face rules add the wall, inlet and outlet terms to it.
+//
+// Nodes come in three kinds. Bulk nodes (every source a fluid node, across periodic faces at
+// most) run a kernel with no boundary logic at all; boundary nodes run a second kernel from a
+// list; obstacle nodes are never touched.
 #include <cstdint>
 
 #include "common/Extent.hpp"
@@ -12,77 +29,149 @@
 
 namespace octoflow::lbm {
 
+// Ghost nodes are the layers a piece of a larger grid (an MPI rank's) holds of its neighbours'
+// nodes: never updated here, filled by the halo exchange (parallel/HaloExchange.hpp).
+enum NodeKind : std::uint8_t { kBulkNode = 0, kBoundaryNode = 1, kObstacleNode = 2, kGhostNode = 3 };
+
+// Where a grid sits in the whole grid: the whole grid's coordinates of node (0, 0, 0), its
+// extent and its periodic axes (what a parabolic inlet profile is drawn over). A grid that is the
+// whole grid has origin 0.
+struct Placement {
+  Index origin[3] = {0, 0, 0};
+  Extent whole;
+  unsigned periodicAxes = 0;
+};
+
 struct GridView {
   Extent extent;
   FaceBoundaries faces;
   Vector3 acceleration;
-  const std::uint8_t* solid = nullptr;  // 1 marks an obstacle node; null when there are none
+  const std::uint8_t* kind = nullptr;  // NodeKind per node; null when every node is a bulk node
+  Placement placement;
 
-  OCTO_HD bool isSolid(Index node) const { return solid && solid[node]; }
+  OCTO_HD std::uint8_t kindOf(Index node) const { return kind ? kind[node] : std::uint8_t{kBulkNode}; }
 };
 
-// Read access to one population array in storage S.
-template <class S>
-struct PopulationsIn {
-  const typename S::Value* values;
-  Index nodeCount;
-  OCTO_HD float operator()(int q, Index node) const { return S::load(values[q * nodeCount + node]); }
-};
-
-namespace detail {
-
-// Density and velocity from a node's own (post-collision) populations: what the wall and
-// outlet rules need of the node, computed at most once per node.
-template <class L, class S>
-struct LocalMoments {
-  bool known = false;
+// Density and velocity of a node after a step's collision: what the wall and outlet rules of the
+// next step need of a boundary node (and of the node inward of an outflow face).
+struct NodeMoments {
   float rho = 1.0f;
   Vector3 u;
-  OCTO_HD void ensure(const PopulationsIn<S>& populations, Index node) {
-    if (known) return;
-    known = true;
-    float deltaRho = 0.0f;
-    Vector3 momentum;
-    for (int p = 0; p < L::Q; ++p) {
-      const float g = populations(p, node);
-      deltaRho += g;
-      momentum.x += g * L::c(p, 0);
-      momentum.y += g * L::c(p, 1);
-      momentum.z += g * L::c(p, 2);
+};
+
+// A node with at least one population arriving by reflection, or one whose velocity an outflow
+// rule needs. Built on the host (findBoundaryNodes), handed to the boundary kernels as a list.
+struct BoundaryNode {
+  Index node = 0;
+  std::int32_t position[3] = {0, 0, 0};
+  std::uint32_t reflected = 0;  // bit q: x - c_q is not a fluid node
+  std::int32_t inner = -1;      // list entry of the node one step inward from an outflow face
+};
+
+// Node indices inside one grid are 32-bit (UniformSolver admits at most 2^32 - 1 nodes a grid;
+// larger domains are split over MPI ranks); population addresses are formed as a 64-bit slot
+// pointer (thread-invariant) plus a 32-bit node index, one wide multiply-add on a GPU, so arrays
+// of more than 2^31 values are addressed correctly.
+using NodeIndex = std::uint32_t;
+
+template <class Value>
+OCTO_HD OCTO_INLINE Value* slot(Value* populations, int q, Index nodeCount) {
+  return populations + q * nodeCount;
+}
+
+// Node indices of the neighbours x + d of a node, d in {-1, 0, 1}^3, wrapped across every face
+// (a wrapped index across a non-periodic face is never used: such links reflect).
+struct Neighbourhood {
+  NodeIndex offset[3][3];  // offset[axis][d + 1]: the axis' share of the node index
+
+  OCTO_HD OCTO_INLINE Neighbourhood(const Extent& e, Index i, Index j, Index k) {
+    const NodeIndex position[3] = {static_cast<NodeIndex>(i), static_cast<NodeIndex>(j), static_cast<NodeIndex>(k)};
+    const NodeIndex stride[3] = {1, static_cast<NodeIndex>(e.nx), static_cast<NodeIndex>(e.nx * e.ny)};
+    OCTO_UNROLL
+    for (int axis = 0; axis < 3; ++axis) {
+      const NodeIndex p = position[axis], last = static_cast<NodeIndex>(e.size(axis) - 1);
+      offset[axis][0] = (p == 0 ? last : p - 1) * stride[axis];
+      offset[axis][1] = p * stride[axis];
+      offset[axis][2] = (p == last ? 0 : p + 1) * stride[axis];
     }
-    rho = 1.0f + deltaRho;
-    u = Vector3{momentum.x / rho, momentum.y / rho, momentum.z / rho};
+  }
+  OCTO_HD OCTO_INLINE NodeIndex node() const { return offset[0][1] + offset[1][1] + offset[2][1]; }
+  template <class L>
+  OCTO_HD OCTO_INLINE NodeIndex from(int q) const {  // x - c_q
+    return offset[0][1 - L::c(q, 0)] + offset[1][1 - L::c(q, 1)] + offset[2][1 - L::c(q, 2)];
+  }
+  template <class L>
+  OCTO_HD OCTO_INLINE NodeIndex to(int q) const {  // x + c_q
+    return offset[0][1 + L::c(q, 0)] + offset[1][1 + L::c(q, 1)] + offset[2][1 + L::c(q, 2)];
   }
 };
 
-}  // namespace detail
+// The populations that arrive at a bulk node in a step of parity Odd.
+template <class L, class S, bool Odd>
+OCTO_HD OCTO_INLINE void gatherBulk(const typename S::Value* populations, Index nodeCount,
+                                    const Neighbourhood& neighbours, float (&g)[L::Q]) {
+  OCTO_UNROLL
+  for (int q = 0; q < L::Q; ++q)
+    g[q] = S::load(loadPopulation(Odd ? slot(populations, L::opposite(q), nodeCount) + neighbours.template from<L>(q)
+                                      : slot(populations, q, nodeCount) + neighbours.node()));
+}
 
-// The population q arriving at `node` through the faces in `crossedFaces` (a bit per face).
-// Walls of every kind reflect the node's own opposite population half-way (Ladd 1994); moving
-// walls and velocity inlets add 2 w_q rho_w (c_q . u_w) / cs^2 (Krueger et al., The Lattice
-// Boltzmann Method (2017), eq. 5.27) with rho_w the node's density (an inlet: rho_0 = 1, a fixed
-// mass flux), summed over every such face
-// the link crosses: at a resting or tangentially moving wall these terms cancel over the links
-// of each node, so walls keep the mass exactly. A pressure outlet applies anti-bounce-back,
-// f_q = -f*_qbar + 2 w_q rho_out [1 + 4.5 (c_q.u)^2 - 1.5 u^2] (Krueger eq. 5.53) with u the
-// node's velocity; an outflow face holds the reference density rho_0 = 1 with the velocity of
-// the node one step inward (zero normal gradient of the velocity at a fixed pressure, the usual
-// outflow of incompressible solvers). Walls take precedence over open faces at edges and corners.
-template <class L, class S>
-OCTO_HD OCTO_INLINE float incomingAcrossFaces(const GridView& grid, const PopulationsIn<S>& populations, Index node,
-                                              const Index (&position)[3], int q, unsigned crossedFaces,
-                                              detail::LocalMoments<L, S>& local) {
-  const float reflected = populations(L::opposite(q), node);
+// Where a bulk node's post-collision populations go in a step of parity Odd.
+template <class L, class S, bool Odd>
+OCTO_HD OCTO_INLINE void scatterBulk(typename S::Value* populations, Index nodeCount,
+                                     const Neighbourhood& neighbours, const float (&g)[L::Q]) {
+  OCTO_UNROLL
+  for (int q = 0; q < L::Q; ++q) {
+    if (Odd)
+      slot(populations, q, nodeCount)[neighbours.template to<L>(q)] = S::store(g[q]);
+    else
+      slot(populations, L::opposite(q), nodeCount)[neighbours.node()] = S::store(g[q]);
+  }
+}
+
+// Bit per face crossed by the link from x - c_q to the node at `position` (periodic faces wrap
+// and count as not crossed).
+template <class L>
+OCTO_HD OCTO_INLINE unsigned crossedFaces(const GridView& grid, const std::int32_t (&position)[3], int q) {
+  unsigned faces = 0;
+  OCTO_UNROLL
+  for (int axis = 0; axis < 3; ++axis) {
+    if (L::c(q, axis) == 0) continue;
+    const Index source = position[axis] - L::c(q, axis);
+    if (source >= 0 && source < grid.extent.size(axis)) continue;
+    const int face = 2 * axis + (source < 0 ? 0 : 1);
+    if (grid.faces.face[face].type != FaceType::Periodic) faces |= 1u << face;
+  }
+  return faces;
+}
+
+// The population q arriving at a node through the faces in `faces` (a bit per face), given the
+// node's own reflected f*_opposite(q). Walls of every kind reflect it half-way (Ladd 1994);
+// moving walls and velocity inlets add 2 w_q rho_w (c_q . u_w) / cs^2 (Krueger et al., The
+// Lattice Boltzmann Method (2017), eq. 5.27) with rho_w the node's density (an inlet: rho_0 = 1,
+// a fixed mass flux), summed over every such face the link crosses: at a resting or tangentially
+// moving wall these terms cancel over the links of each node, so walls keep the mass exactly. A
+// pressure outlet applies anti-bounce-back, f_q = -f*_qbar + 2 w_q rho_out [1 + 4.5 (c_q.u)^2 -
+// 1.5 u^2] (Krueger eq. 5.53) with u the node's velocity; an outflow face holds the reference
+// density rho_0 = 1 with the velocity of the node one step inward (zero normal gradient of the
+// velocity at a fixed pressure, the usual outflow of incompressible solvers). The node's moments
+// are those of its previous step. Walls take precedence over open faces at edges and corners.
+template <class L>
+OCTO_HD OCTO_INLINE float incomingAcrossFaces(const GridView& grid, float reflected, const std::int32_t (&position)[3],
+                                              int q, unsigned faces, const NodeMoments& node,
+                                              const NodeMoments& inner) {
   bool wall = false, moving = false, inlet = false;
   int openFace = -1;
   Vector3 wallVelocity;
+  const Placement& place = grid.placement;
+  const Index at[3] = {position[0] + place.origin[0], position[1] + place.origin[1], position[2] + place.origin[2]};
   for (int face = 0; face < kFaceCount; ++face) {
-    if (!(crossedFaces & (1u << face))) continue;
+    if (!(faces & (1u << face))) continue;
     const FaceCondition& condition = grid.faces.face[face];
     switch (condition.type) {
       case FaceType::MovingWall:
       case FaceType::Velocity: {
-        const Vector3 v = faceVelocity(grid.faces, face, grid.extent, position);
+        const Vector3 v = faceVelocity(condition, face, place.whole, place.periodicAxes, at);
         wallVelocity = Vector3{wallVelocity.x + v.x, wallVelocity.y + v.y, wallVelocity.z + v.z};
         moving = true;
         wall = true;
@@ -98,118 +187,153 @@ OCTO_HD OCTO_INLINE float incomingAcrossFaces(const GridView& grid, const Popula
     if (!moving) return reflected;
     // An inlet injects the reference density: its mass flux rho_0 u is fixed, so the density
     // in the domain cannot feed back into it (and grow) when the outlet is an outflow face.
-    float wallDensity = 1.0f;
-    if (!inlet) {
-      local.ensure(populations, node);
-      wallDensity = local.rho;
-    }
+    const float wallDensity = inlet ? 1.0f : node.rho;
     return reflected + 6.0f * L::w(q) * wallDensity * dot(velocityOf<L>(q), wallVelocity);
   }
   const FaceCondition& open = grid.faces.face[openFace];
-  Vector3 outletVelocity;
-  if (open.type == FaceType::Outflow) {
-    // Zero normal gradient of the velocity: the node one step inward sets it.
-    const int axis = faceAxis(openFace);
-    Index inner[3] = {position[0], position[1], position[2]};
-    inner[axis] += (openFace & 1) ? -1 : 1;
-    detail::LocalMoments<L, S> innerMoments;
-    innerMoments.ensure(populations, grid.extent.linear(inner[0], inner[1], inner[2]));
-    outletVelocity = innerMoments.u;
-  } else {
-    local.ensure(populations, node);
-    outletVelocity = local.u;
-  }
+  const Vector3 outletVelocity = open.type == FaceType::Outflow ? inner.u : node.u;
   const float cu = dot(velocityOf<L>(q), outletVelocity);
   return -reflected +
          2.0f * L::w(q) * (open.density * (1.0f + 4.5f * cu * cu - 1.5f * dot(outletVelocity, outletVelocity)) - 1.0f);
 }
 
-// Gathers the populations that arrive at a fluid `node` in this step: from the neighbour
-// x - c_q, wrapped across periodic faces; from an obstacle node, the node's own opposite
-// population reflected half-way; across a boundary face, as incomingAcrossFaces says.
+// The populations that arrive at a boundary node in a step: from the neighbours as in the bulk,
+// reflected links as the face rules say (an obstacle reflects half-way). `moments` are the list's
+// moments of the previous step.
 template <class L, class S>
-OCTO_HD OCTO_INLINE void pullPopulations(const GridView& grid, const PopulationsIn<S>& populations, Index node,
-                                         float (&g)[L::Q]) {
-  const Extent& e = grid.extent;
-  Index i, j, k;
-  e.coordinates(node, i, j, k);
-  const Index position[3] = {i, j, k};
-  detail::LocalMoments<L, S> local;
-
+OCTO_HD OCTO_INLINE void gatherAtBoundary(const GridView& grid, const typename S::Value* populations, bool odd,
+                                          const BoundaryNode& b, const NodeMoments* moments, Index entry,
+                                          float (&g)[L::Q]) {
+  const Index nodeCount = grid.extent.cellCount();
+  const Neighbourhood neighbours(grid.extent, b.position[0], b.position[1], b.position[2]);
   OCTO_UNROLL
   for (int q = 0; q < L::Q; ++q) {
-    Index source[3];
-    unsigned crossedFaces = 0;
-    OCTO_UNROLL
-    for (int axis = 0; axis < 3; ++axis) {
-      source[axis] = position[axis] - L::c(q, axis);
-      if (L::c(q, axis) == 0) continue;
-      const Index size = e.size(axis);
-      if (source[axis] >= 0 && source[axis] < size) continue;
-      const int face = 2 * axis + (source[axis] >= size ? 1 : 0);
-      if (grid.faces.face[face].type == FaceType::Periodic)
-        source[axis] += source[axis] < 0 ? size : -size;
-      else
-        crossedFaces |= 1u << face;
-    }
-    if (crossedFaces) {
-      g[q] = incomingAcrossFaces<L, S>(grid, populations, node, position, q, crossedFaces, local);
-      continue;
-    }
-    const Index sourceNode = e.linear(source[0], source[1], source[2]);
-    g[q] = grid.isSolid(sourceNode) ? populations(L::opposite(q), node) : populations(q, sourceNode);
+    const bool reflected = b.reflected & (1u << q);
+    g[q] = S::load(odd && !reflected ? slot(populations, L::opposite(q), nodeCount)[neighbours.template from<L>(q)]
+                                     : slot(populations, q, nodeCount)[b.node]);
+  }
+  if (!b.reflected) return;
+  OCTO_UNROLL
+  for (int q = 1; q < L::Q; ++q) {
+    if (!(b.reflected & (1u << q))) continue;
+    const unsigned faces = crossedFaces<L>(grid, b.position, q);
+    if (faces)
+      g[q] = incomingAcrossFaces<L>(grid, g[q], b.position, q, faces, moments[entry],
+                                    moments[b.inner >= 0 ? b.inner : entry]);
   }
 }
 
-// One lattice update of one node: stream (pull), then collide. Obstacle nodes are skipped.
-template <class L, class S, class Collision>
-struct StreamCollide {
+// One step of the bulk nodes (a 3D launch over the grid; other nodes return at once). Forced =
+// false when the case has no body force.
+template <class L, class S, class Collision, bool Odd, bool Forced>
+struct BulkStep {
   GridView grid;
   Collision collision;
-  const typename S::Value* source;
-  typename S::Value* destination;
+  typename S::Value* populations;
 
-  OCTO_HD void operator()(Index node) const {
-    if (grid.isSolid(node)) return;
-    const Index nodeCount = grid.extent.cellCount();
+  OCTO_HD void operator()(Index i, Index j, Index k) const {
+    const Extent& e = grid.extent;
+    const Neighbourhood neighbours(e, i, j, k);
+    if (grid.kindOf(neighbours.node()) != kBulkNode) return;
     float g[L::Q];
-    pullPopulations<L, S>(grid, PopulationsIn<S>{source, nodeCount}, node, g);
-    collision.template collide<L>(g, grid.acceleration);
-    OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) destination[q * nodeCount + node] = S::store(g[q]);
+    gatherBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
+    collision.template collide<L, Forced>(g, grid.acceleration);
+    scatterBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
   }
 };
 
-// Density and velocity of the current state: the moments of the populations after streaming,
-// i.e. of the state the next collision sees. Velocity is written xyz-interleaved, as VTK stores
-// 3-component arrays, so the host copy can be handed to VTK without rearranging. Obstacle
-// nodes read rho = 1, u = 0.
-template <class L, class S>
-struct Macroscopic {
+// One step of the boundary nodes, from their list. Records each node's moments for the rules of
+// the next step (`next`), reading those of the previous one (`previous`).
+template <class L, class S, class Collision>
+struct BoundaryStep {
+  GridView grid;
+  Collision collision;
+  typename S::Value* populations;
+  bool odd;
+  const BoundaryNode* nodes;
+  const NodeMoments* previous;
+  NodeMoments* next;
+
+  OCTO_HD void operator()(Index entry) const {
+    const BoundaryNode b = nodes[entry];
+    float g[L::Q];
+    gatherAtBoundary<L, S>(grid, populations, odd, b, previous, entry, g);
+    const NodeState state = collision.template collide<L>(g, grid.acceleration);
+    next[entry] = NodeMoments{state.rho, state.u};
+    const Index nodeCount = grid.extent.cellCount();
+    const Neighbourhood neighbours(grid.extent, b.position[0], b.position[1], b.position[2]);
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      // Bound for a non-fluid node (x + c_q is the source of the opposite link): kept at home.
+      const bool home = !odd || (b.reflected & (1u << L::opposite(q)));
+      if (home)
+        slot(populations, L::opposite(q), nodeCount)[b.node] = S::store(g[q]);
+      else
+        slot(populations, q, nodeCount)[neighbours.template to<L>(q)] = S::store(g[q]);
+    }
+  }
+};
+
+// Density and velocity of the current state: the moments of the populations the next step's
+// collision sees. Velocity is written xyz-interleaved, as VTK stores 3-component arrays, so the
+// host copy can be handed to VTK without rearranging. Obstacle nodes read rho = 1, u = 0;
+// boundary nodes are left to BoundaryMacroscopic.
+OCTO_HD OCTO_INLINE void writeMoments(float* density, float* velocity, Index node, float rho, const Vector3& u) {
+  if (density) density[node] = rho;
+  if (velocity) {
+    velocity[3 * node + 0] = u.x;
+    velocity[3 * node + 1] = u.y;
+    velocity[3 * node + 2] = u.z;
+  }
+}
+
+template <class L, class S, bool Odd>
+struct BulkMacroscopic {
   GridView grid;
   const typename S::Value* populations;
   float* density;   // nodeCount values, or null
   float* velocity;  // 3 * nodeCount values, or null
 
-  OCTO_HD void operator()(Index node) const {
+  OCTO_HD void operator()(Index i, Index j, Index k) const {
+    const Extent& e = grid.extent;
+    const Neighbourhood neighbours(e, i, j, k);
+    const NodeIndex node = neighbours.node();
+    const std::uint8_t kind = grid.kindOf(node);
+    if (kind == kBoundaryNode) return;
     float rho = 1.0f;
     Vector3 u;
-    if (!grid.isSolid(node)) {
+    if (kind == kBulkNode) {
       float g[L::Q];
-      pullPopulations<L, S>(grid, PopulationsIn<S>{populations, grid.extent.cellCount()}, node, g);
+      gatherBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
       moments<L>(g, grid.acceleration, rho, u);
     }
-    if (density) density[node] = rho;
-    if (velocity) {
-      velocity[3 * node + 0] = u.x;
-      velocity[3 * node + 1] = u.y;
-      velocity[3 * node + 2] = u.z;
-    }
+    writeMoments(density, velocity, node, rho, u);
+  }
+};
+
+template <class L, class S>
+struct BoundaryMacroscopic {
+  GridView grid;
+  const typename S::Value* populations;
+  bool odd;
+  const BoundaryNode* nodes;
+  const NodeMoments* previous;
+  float* density;
+  float* velocity;
+
+  OCTO_HD void operator()(Index entry) const {
+    const BoundaryNode b = nodes[entry];
+    float g[L::Q];
+    gatherAtBoundary<L, S>(grid, populations, odd, b, previous, entry, g);
+    float rho;
+    Vector3 u;
+    moments<L>(g, grid.acceleration, rho, u);
+    writeMoments(density, velocity, b.node, rho, u);
   }
 };
 
 // Sets every node to the equilibrium of a given density and velocity (arrays on the working
-// memory; null means rho = 1, u = 0).
+// memory; null means rho = 1, u = 0), laid out for an even step.
 template <class L, class S>
 struct InitializeEquilibrium {
   Index nodeCount;
@@ -222,7 +346,23 @@ struct InitializeEquilibrium {
     const Vector3 u = velocity ? Vector3{velocity[3 * node], velocity[3 * node + 1], velocity[3 * node + 2]}
                                : Vector3{};
     OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) populations[q * nodeCount + node] = S::store(equilibriumDeviation<L>(q, rho, u));
+    for (int q = 0; q < L::Q; ++q) slot(populations, q, nodeCount)[node] = S::store(equilibriumDeviation<L>(q, rho, u));
+  }
+};
+
+// The boundary list's moments for the first step: those of the initial state.
+struct InitializeBoundaryMoments {
+  const BoundaryNode* nodes;
+  const float* density;
+  const float* velocity;
+  NodeMoments* moments;
+
+  OCTO_HD void operator()(Index entry) const {
+    const Index node = nodes[entry].node;
+    NodeMoments m;
+    if (density) m.rho = density[node];
+    if (velocity) m.u = Vector3{velocity[3 * node], velocity[3 * node + 1], velocity[3 * node + 2]};
+    moments[entry] = m;
   }
 };
 
@@ -234,9 +374,10 @@ struct ObstacleLink {
 
 // Momentum given to the obstacles by one boundary node in one step, by momentum exchange
 // (Ladd 1994; Krueger et al. eq. 11.8): every population f*_p sent into the obstacle comes back
-// reversed, transferring 2 c_p f*_p. The rest weights cancel over a closed body, so the
-// deviations g*_p suffice (and keep FP32 precision). Written in double per boundary node; the
-// host sums them in a fixed order, so the total does not depend on threads or devices.
+// reversed, transferring 2 c_p f*_p. After a step of either parity f*_p of such a link is in the
+// node's own slot opposite(p) (see the top of this file). The rest weights cancel over a closed
+// body, so the deviations g*_p suffice (and keep FP32 precision). Written in double per boundary
+// node; the host sums them in a fixed order, so the total does not depend on threads or devices.
 template <class L, class S>
 struct ObstacleForce {
   const ObstacleLink* links;
@@ -249,7 +390,7 @@ struct ObstacleForce {
     double fx = 0.0, fy = 0.0, fz = 0.0;
     for (int p = 0; p < L::Q; ++p) {
       if (!(link.links & (1u << p))) continue;
-      const double g = S::load(populations[p * nodeCount + link.node]);
+      const double g = S::load(slot(populations, L::opposite(p), nodeCount)[link.node]);
       fx += 2.0 * L::c(p, 0) * g;
       fy += 2.0 * L::c(p, 1) * g;
       fz += 2.0 * L::c(p, 2) * g;

@@ -1,6 +1,9 @@
 #pragma once
-// The one template behind both executions of the uniform solver: included by
-// UniformEngineCpu.cpp with CpuExecutor and by UniformEngineCuda.cu with CudaExecutor.
+// The one template behind both executions of the uniform solver, instantiated per backend and
+// lattice from lbm/UniformEngineInstance.in.
+#include <type_traits>
+
+#include "lbm/Halo.hpp"
 #include "lbm/Mrt.hpp"
 #include "lbm/StreamCollide.hpp"
 #include "lbm/UniformSolver.hpp"
@@ -12,48 +15,84 @@ class UniformEngineFor final : public UniformEngine {
 public:
   using Value = typename S::Value;
 
-  UniformEngineFor(const UniformSolverConfig& config, const Collision& collision, const std::uint8_t* solid)
-      : grid_{config.extent, config.faces, config.acceleration, solid}, collision_(collision) {}
+  UniformEngineFor(const UniformSolverConfig& config, const Collision& collision, const NodeLists& lists)
+      : grid_{config.extent, config.faces, config.acceleration, lists.kind, placementOf(config)},
+        collision_(collision),
+        lists_(lists) {}
 
-  void initialize(const float* density, const float* velocity, void* populations) override {
+  void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments) override {
     executor_.parallelFor(nodeCount(),
                           InitializeEquilibrium<L, S>{nodeCount(), density, velocity, static_cast<Value*>(populations)});
+    executor_.parallelFor(lists_.boundaryCount,
+                          InitializeBoundaryMoments{lists_.boundaryNodes, density, velocity, moments});
   }
-  void streamCollide(const void* source, void* destination) override {
-    executor_.parallelFor(nodeCount(), StreamCollide<L, S, Collision>{grid_, collision_, static_cast<const Value*>(source),
-                                                                      static_cast<Value*>(destination)});
+  void step(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next) override {
+    auto* values = static_cast<Value*>(populations);
+    const Vector3& a = grid_.acceleration;
+    const bool forced = a.x != 0.0f || a.y != 0.0f || a.z != 0.0f;
+    if (odd)
+      forced ? bulkStep<true, true>(values) : bulkStep<true, false>(values);
+    else
+      forced ? bulkStep<false, true>(values) : bulkStep<false, false>(values);
+    executor_.parallelFor(lists_.boundaryCount, BoundaryStep<L, S, Collision>{grid_, collision_, values, odd,
+                                                                               lists_.boundaryNodes, previous, next});
   }
-  void macroscopic(const void* populations, float* density, float* velocity) override {
-    executor_.parallelFor(nodeCount(), Macroscopic<L, S>{grid_, static_cast<const Value*>(populations), density, velocity});
+  void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
+                   float* velocity) override {
+    const auto* values = static_cast<const Value*>(populations);
+    if (odd)
+      executor_.parallelFor3(grid_.extent, BulkMacroscopic<L, S, true>{grid_, values, density, velocity});
+    else
+      executor_.parallelFor3(grid_.extent, BulkMacroscopic<L, S, false>{grid_, values, density, velocity});
+    executor_.parallelFor(lists_.boundaryCount, BoundaryMacroscopic<L, S>{grid_, values, odd, lists_.boundaryNodes,
+                                                                           previous, density, velocity});
   }
   void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) override {
     executor_.parallelFor(count, ObstacleForce<L, S>{links, static_cast<const Value*>(populations), nodeCount(), force});
   }
+  int crossingCount() const override { return lbm::crossingCount<L>(); }
+  void packHalo(const void* populations, const HaloBox& box, void* buffer) override {
+    executor_.parallelFor(box.nodeCount(), PackHalo<L, S>{box, grid_.extent, static_cast<const Value*>(populations),
+                                                          static_cast<Value*>(buffer)});
+  }
+  void unpackHalo(void* populations, const HaloBox& box, const void* buffer) override {
+    executor_.parallelFor(box.nodeCount(), UnpackHalo<L, S>{box, grid_, static_cast<Value*>(populations),
+                                                            static_cast<const Value*>(buffer)});
+  }
   void synchronize() override { executor_.synchronize(); }
 
 private:
+  // Resident 256-thread blocks per SM the bulk kernels ask the CUDA register allocator for: the
+  // fastest measured on an H200 (docs/PERFORMANCE.md). FP16 moves half the bytes a load, so it
+  // needs more threads in flight; fewer registers than these spill.
+  static constexpr bool kMrt = std::is_same_v<Collision, Mrt>;
+  static constexpr int kBulkBlocksPerSm = (L::Q <= 9 ? 4 : (L::Q <= 19 ? 3 : (kMrt ? 3 : 2))) +
+                                          (S::kind == StorageKind::Fp16 && !kMrt ? 1 : 0);
+  template <bool Odd, bool Forced>
+  void bulkStep(Value* values) {
+    executor_.template parallelFor3<kBulkBlocksPerSm>(grid_.extent,
+                                                      BulkStep<L, S, Collision, Odd, Forced>{grid_, collision_, values});
+  }
   Index nodeCount() const { return grid_.extent.cellCount(); }
   GridView grid_;
   Collision collision_;
+  NodeLists lists_;
   Executor executor_;
 };
 
-template <class Executor>
-std::unique_ptr<UniformEngine> makeEngine(const UniformSolverConfig& config, const std::uint8_t* solid) {
-  return withLattice(config.lattice, [&](auto lattice) {
-    return withStorage(config.storage, [&](auto storage) -> std::unique_ptr<UniformEngine> {
-      using L = decltype(lattice);
-      using S = decltype(storage);
-      if (config.collision == CollisionKind::Mrt) {
-        Mrt mrt = Mrt::forLattice<L>(config.tau);
-        mrt.les = config.les;
-        return std::make_unique<UniformEngineFor<L, S, Mrt, Executor>>(config, mrt, solid);
-      }
-      if (config.collision == CollisionKind::Trt)
-        return std::make_unique<UniformEngineFor<L, S, Trt, Executor>>(config, Trt{config.tau, config.trtMagic, config.les},
-                                                                        solid);
-      return std::make_unique<UniformEngineFor<L, S, Bgk, Executor>>(config, Bgk{config.tau, config.les}, solid);
-    });
+template <class Executor, class L>
+std::unique_ptr<UniformEngine> makeEngineFor(const UniformSolverConfig& config, const NodeLists& lists) {
+  return withStorage(config.storage, [&](auto storage) -> std::unique_ptr<UniformEngine> {
+    using S = decltype(storage);
+    if (config.collision == CollisionKind::Mrt) {
+      Mrt mrt = Mrt::forLattice<L>(config.tau);
+      mrt.les = config.les;
+      return std::make_unique<UniformEngineFor<L, S, Mrt, Executor>>(config, mrt, lists);
+    }
+    if (config.collision == CollisionKind::Trt)
+      return std::make_unique<UniformEngineFor<L, S, Trt, Executor>>(config, Trt{config.tau, config.trtMagic, config.les},
+                                                                      lists);
+    return std::make_unique<UniformEngineFor<L, S, Bgk, Executor>>(config, Bgk{config.tau, config.les}, lists);
   });
 }
 

@@ -1,15 +1,26 @@
 #include "lbm/UniformSolver.hpp"
 
+#include <algorithm>
+
 #include "common/Error.hpp"
 
 namespace octoflow::lbm {
 
 namespace detail {
-#if !OCTOFLOW_HAVE_CUDA
-std::unique_ptr<UniformEngine> makeCudaEngine(const UniformSolverConfig&, const std::uint8_t*) {
-  throw Error("the CUDA backend is not compiled into this build");
-}
+namespace {
+std::unique_ptr<UniformEngine> makeEngine(exec::Backend backend, const UniformSolverConfig& config,
+                                          const NodeLists& lists) {
+  return withLattice(config.lattice, [&](auto lattice) -> std::unique_ptr<UniformEngine> {
+    using L = decltype(lattice);
+    if (backend == exec::Backend::Cpu) return makeCpuEngineFor<L>(config, lists);
+#if OCTOFLOW_HAVE_CUDA
+    return makeCudaEngineFor<L>(config, lists);
+#else
+    throw Error("the CUDA backend is not compiled into this build");
 #endif
+  });
+}
+}  // namespace
 }  // namespace detail
 
 const char* collisionName(CollisionKind kind) {
@@ -20,6 +31,26 @@ const char* collisionName(CollisionKind kind) {
   }
   return "bgk";
 }
+
+Placement placementOf(const UniformSolverConfig& config) {
+  if (config.isPiece) return config.placement;
+  Placement whole;
+  whole.whole = config.extent;
+  whole.periodicAxes = config.faces.periodicAxes();
+  return whole;
+}
+
+namespace {
+// Whether local node (i, j, k) lies in one of the ghost layers of a piece.
+bool inGhostLayer(const UniformSolverConfig& config, const Index (&position)[3]) {
+  for (int face = 0; face < kFaceCount; ++face) {
+    if (!(config.ghostFaces & (1u << face))) continue;
+    const int axis = faceAxis(face);
+    if (position[axis] == ((face & 1) ? config.extent.size(axis) - 1 : 0)) return true;
+  }
+  return false;
+}
+}  // namespace
 
 std::vector<ObstacleLink> findObstacleLinks(const UniformSolverConfig& config) {
   std::vector<ObstacleLink> links;
@@ -32,6 +63,7 @@ std::vector<ObstacleLink> findObstacleLinks(const UniformSolverConfig& config) {
       Index i, j, k;
       e.coordinates(node, i, j, k);
       const Index position[3] = {i, j, k};
+      if (inGhostLayer(config, position)) continue;
       std::uint32_t mask = 0;
       for (int p = 1; p < L::Q; ++p) {
         Index neighbour[3];
@@ -40,7 +72,7 @@ std::vector<ObstacleLink> findObstacleLinks(const UniformSolverConfig& config) {
           neighbour[axis] = position[axis] + L::c(p, axis);
           const Index size = e.size(axis);
           if (neighbour[axis] >= 0 && neighbour[axis] < size) continue;
-          if (!config.faces.periodic(axis)) inside = false;
+          if (config.faces.face[2 * axis + (neighbour[axis] < 0 ? 0 : 1)].type != FaceType::Periodic) inside = false;
           neighbour[axis] = (neighbour[axis] + size) % size;
         }
         if (inside && config.solid[e.linear(neighbour[0], neighbour[1], neighbour[2])]) mask |= 1u << p;
@@ -51,44 +83,142 @@ std::vector<ObstacleLink> findObstacleLinks(const UniformSolverConfig& config) {
   return links;
 }
 
+NodeClassification classifyNodes(const UniformSolverConfig& config) {
+  NodeClassification result;
+  const Extent& e = config.extent;
+  bool anyWall = !config.solid.empty() || config.ghostFaces != 0;
+  for (int face = 0; face < kFaceCount; ++face) anyWall = anyWall || config.faces.face[face].type != FaceType::Periodic;
+  if (!anyWall) return result;
+  const Index nodeCount = e.cellCount();
+  const auto isSolid = [&](Index node) { return !config.solid.empty() && config.solid[node]; };
+  withLattice(config.lattice, [&](auto lattice) {
+    using L = decltype(lattice);
+    // Bit q set when the source x - c_q of population q is not a fluid node.
+    const auto reflectedLinks = [&](const Index (&position)[3]) {
+      std::uint32_t mask = 0;
+      for (int q = 1; q < L::Q; ++q) {
+        Index source[3];
+        bool outside = false;
+        for (int axis = 0; axis < 3; ++axis) {
+          const Index size = e.size(axis);
+          source[axis] = position[axis] - L::c(q, axis);
+          if (source[axis] >= 0 && source[axis] < size) continue;
+          if (config.faces.face[2 * axis + (source[axis] < 0 ? 0 : 1)].type != FaceType::Periodic) outside = true;
+          source[axis] = (source[axis] + size) % size;
+        }
+        if (outside || isSolid(e.linear(source[0], source[1], source[2]))) mask |= 1u << q;
+      }
+      return mask;
+    };
+    result.kind.assign(static_cast<std::size_t>(nodeCount), kBulkNode);
+#pragma omp parallel for schedule(static)
+    for (Index node = 0; node < nodeCount; ++node) {
+      if (isSolid(node)) {
+        result.kind[node] = kObstacleNode;
+        continue;
+      }
+      Index i, j, k;
+      e.coordinates(node, i, j, k);
+      const Index position[3] = {i, j, k};
+      if (inGhostLayer(config, position))
+        result.kind[node] = kGhostNode;
+      else if (reflectedLinks(position))
+        result.kind[node] = kBoundaryNode;
+    }
+    // The node one step inward of an outflow face lends the face its velocity: it joins the list.
+    for (Index node = 0; node < nodeCount; ++node) {
+      if (result.kind[node] != kBoundaryNode) continue;
+      Index position[3];
+      e.coordinates(node, position[0], position[1], position[2]);
+      for (int face = 0; face < kFaceCount; ++face) {
+        const int axis = faceAxis(face);
+        const Index last = e.size(axis) - 1;
+        if (config.faces.face[face].type != FaceType::Outflow || last < 1) continue;
+        if (position[axis] != ((face & 1) ? last : 0)) continue;
+        Index inner[3] = {position[0], position[1], position[2]};
+        inner[axis] += (face & 1) ? -1 : 1;
+        const Index innerNode = e.linear(inner[0], inner[1], inner[2]);
+        if (result.kind[innerNode] == kBulkNode) result.kind[innerNode] = kBoundaryNode;
+      }
+    }
+    for (Index node = 0; node < nodeCount; ++node) {
+      if (result.kind[node] != kBoundaryNode) continue;
+      Index position[3];
+      e.coordinates(node, position[0], position[1], position[2]);
+      BoundaryNode b;
+      b.node = node;
+      for (int axis = 0; axis < 3; ++axis) b.position[axis] = static_cast<std::int32_t>(position[axis]);
+      b.reflected = reflectedLinks(position);
+      result.boundary.push_back(b);
+    }
+    const auto entryOf = [&](Index node) -> std::int32_t {
+      const auto found = std::lower_bound(result.boundary.begin(), result.boundary.end(), node,
+                                          [](const BoundaryNode& b, Index n) { return b.node < n; });
+      return found != result.boundary.end() && found->node == node
+                 ? static_cast<std::int32_t>(found - result.boundary.begin())
+                 : -1;
+    };
+    for (BoundaryNode& b : result.boundary) {
+      for (int face = 0; face < kFaceCount; ++face) {
+        const int axis = faceAxis(face);
+        const Index last = e.size(axis) - 1;
+        if (config.faces.face[face].type != FaceType::Outflow || last < 1) continue;
+        if (b.position[axis] != ((face & 1) ? last : 0)) continue;
+        Index inner[3] = {b.position[0], b.position[1], b.position[2]};
+        inner[axis] += (face & 1) ? -1 : 1;
+        b.inner = entryOf(e.linear(inner[0], inner[1], inner[2]));
+      }
+    }
+  });
+  return result;
+}
+
 UniformSolver::UniformSolver(const UniformSolverConfig& config, exec::Backend backend)
     : config_(config), backend_(backend) {
   if (config_.tau <= 0.5f) throw Error("UniformSolver: tau must exceed 1/2 (viscosity > 0)");
   const std::size_t n = static_cast<std::size_t>(nodeCount());
+  if (nodeCount() <= 0 || nodeCount() > Index{0xFFFFFFFF})
+    throw Error("UniformSolver: a grid holds 1 to 2^32 - 1 nodes (" + std::to_string(nodeCount()) +
+                " asked); split larger domains over MPI ranks");
   if (!config_.solid.empty() && config_.solid.size() != n)
     throw Error("UniformSolver: the solid mask has " + std::to_string(config_.solid.size()) + " entries for " +
                 std::to_string(n) + " nodes");
   const exec::MemorySpace working = exec::workingSpace(backend_);
+  const NodeClassification classes = classifyNodes(config_);
+  if (!classes.kind.empty()) {
+    kind_ = exec::Buffer<std::uint8_t>(working, n);
+    kind_.copyFrom(classes.kind.data(), n);
+  }
+  boundaryCount_ = static_cast<Index>(classes.boundary.size());
+  boundaryNodes_ = exec::Buffer<BoundaryNode>(working, classes.boundary.size());
+  boundaryNodes_.copyFrom(classes.boundary.data(), classes.boundary.size());
+  boundaryMoments_ = exec::Buffer<NodeMoments>(working, 2 * classes.boundary.size());
   if (!config_.solid.empty()) {
-    solid_ = exec::Buffer<std::uint8_t>(working, n);
-    solid_.copyFrom(config_.solid.data(), n);
     obstacleLinks_ = findObstacleLinks(config_);
     workingLinks_ = exec::Buffer<ObstacleLink>(working, obstacleLinks_.size());
     workingLinks_.copyFrom(obstacleLinks_.data(), obstacleLinks_.size());
     workingForces_ = exec::Buffer<double>(working, 3 * obstacleLinks_.size());
   }
-  engine_ = backend_ == exec::Backend::Cuda ? detail::makeCudaEngine(config_, solid_.data())
-                                            : detail::makeCpuEngine(config_, solid_.data());
+  const detail::NodeLists lists{kind_.data(), boundaryNodes_.data(), boundaryCount_};
+  engine_ = detail::makeEngine(backend_, config_, lists);
   const std::size_t populationBytes = n * populationCount() * storageBytes(config_.storage);
-  current_ = exec::Buffer<unsigned char>(working, populationBytes);
-  next_ = exec::Buffer<unsigned char>(working, populationBytes);
-  // Obstacle nodes are never written by the update: give both arrays defined contents.
-  current_.setZero();
-  next_.setZero();
+  populations_ = exec::Buffer<unsigned char>(working, populationBytes);
+  // Obstacle nodes are never written by the update: give the whole array defined contents.
+  populations_.setZero();
   initialize();
 }
 
 UniformSolver::~UniformSolver() = default;
 
 std::size_t UniformSolver::workingBytes() const {
-  return current_.bytes() + next_.bytes() + deviceDensity_.bytes() + deviceVelocity_.bytes() + solid_.bytes() +
-         workingLinks_.bytes() + workingForces_.bytes();
+  return populations_.bytes() + deviceDensity_.bytes() + deviceVelocity_.bytes() + kind_.bytes() +
+         boundaryNodes_.bytes() + boundaryMoments_.bytes() + workingLinks_.bytes() + workingForces_.bytes();
 }
 
 void UniformSolver::initialize(const float* density, const float* velocity) {
   const std::size_t n = static_cast<std::size_t>(nodeCount());
   if (backend_ == exec::Backend::Cpu) {
-    engine_->initialize(density, velocity, current_.data());
+    engine_->initialize(density, velocity, populations_.data(), boundaryMoments(0));
   } else {
     // Stage the host arrays on the device so the one initialisation functor runs there too.
     exec::Buffer<float> densityOnDevice, velocityOnDevice;
@@ -100,7 +230,7 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
       velocityOnDevice = exec::Buffer<float>(exec::MemorySpace::Device, 3 * n);
       velocityOnDevice.copyFrom(velocity, 3 * n);
     }
-    engine_->initialize(densityOnDevice.data(), velocityOnDevice.data(), current_.data());
+    engine_->initialize(densityOnDevice.data(), velocityOnDevice.data(), populations_.data(), boundaryMoments(0));
     engine_->synchronize();
   }
   step_ = 0;
@@ -108,10 +238,21 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
 
 void UniformSolver::advance(Index steps) {
   for (Index s = 0; s < steps; ++s) {
-    engine_->streamCollide(current_.data(), next_.data());
-    current_.swap(next_);
+    const bool odd = oddStep();
+    engine_->step(populations_.data(), odd, boundaryMoments(step_), boundaryMoments(step_ + 1));
     ++step_;
+    if (haloExchange_) haloExchange_(odd);
   }
+  engine_->synchronize();
+}
+
+void UniformSolver::packHalo(const HaloBox& box, void* workingBuffer) {
+  engine_->packHalo(populations_.data(), box, workingBuffer);
+  engine_->synchronize();
+}
+
+void UniformSolver::unpackHalo(const HaloBox& box, const void* workingBuffer) {
+  engine_->unpackHalo(populations_.data(), box, workingBuffer);
   engine_->synchronize();
 }
 
@@ -122,15 +263,15 @@ const HostFields& UniformSolver::fetchFields(bool wantDensity, bool wantVelocity
   if (wantVelocity && host_.velocity.size() != 3 * n) host_.velocity = exec::Buffer<float>(staging, 3 * n);
 
   if (backend_ == exec::Backend::Cpu) {
-    engine_->macroscopic(current_.data(), wantDensity ? host_.density.data() : nullptr,
-                         wantVelocity ? host_.velocity.data() : nullptr);
+    engine_->macroscopic(populations_.data(), oddStep(), boundaryMoments(step_),
+                         wantDensity ? host_.density.data() : nullptr, wantVelocity ? host_.velocity.data() : nullptr);
     return host_;
   }
   if (wantDensity && deviceDensity_.size() != n) deviceDensity_ = exec::Buffer<float>(exec::MemorySpace::Device, n);
   if (wantVelocity && deviceVelocity_.size() != 3 * n)
     deviceVelocity_ = exec::Buffer<float>(exec::MemorySpace::Device, 3 * n);
-  engine_->macroscopic(current_.data(), wantDensity ? deviceDensity_.data() : nullptr,
-                       wantVelocity ? deviceVelocity_.data() : nullptr);
+  engine_->macroscopic(populations_.data(), oddStep(), boundaryMoments(step_),
+                       wantDensity ? deviceDensity_.data() : nullptr, wantVelocity ? deviceVelocity_.data() : nullptr);
   engine_->synchronize();
   if (wantDensity) deviceDensity_.copyTo(host_.density.data(), n);
   if (wantVelocity) deviceVelocity_.copyTo(host_.velocity.data(), 3 * n);
@@ -138,8 +279,8 @@ const HostFields& UniformSolver::fetchFields(bool wantDensity, bool wantVelocity
 }
 
 std::vector<float> UniformSolver::populationsOnHost() const {
-  std::vector<unsigned char> raw(current_.size());
-  current_.copyTo(raw.data(), raw.size());
+  std::vector<unsigned char> raw(populations_.size());
+  populations_.copyTo(raw.data(), raw.size());
   const std::size_t values = static_cast<std::size_t>(nodeCount()) * populationCount();
   std::vector<float> result(values);
   withStorage(config_.storage, [&](auto storage) {
@@ -150,15 +291,20 @@ std::vector<float> UniformSolver::populationsOnHost() const {
   return result;
 }
 
+std::vector<double> UniformSolver::obstacleForcePerNode() {
+  const Index count = static_cast<Index>(obstacleLinks_.size());
+  std::vector<double> perNode(3 * obstacleLinks_.size());
+  if (count == 0) return perNode;
+  engine_->obstacleForce(populations_.data(), workingLinks_.data(), count, workingForces_.data());
+  engine_->synchronize();
+  workingForces_.copyTo(perNode.data(), perNode.size());
+  return perNode;
+}
+
 std::array<double, 3> UniformSolver::obstacleForce() {
   std::array<double, 3> total{0.0, 0.0, 0.0};
-  const Index count = static_cast<Index>(obstacleLinks_.size());
-  if (count == 0) return total;
-  engine_->obstacleForce(current_.data(), workingLinks_.data(), count, workingForces_.data());
-  engine_->synchronize();
-  std::vector<double> perNode(3 * obstacleLinks_.size());
-  workingForces_.copyTo(perNode.data(), perNode.size());
-  for (Index entry = 0; entry < count; ++entry)
+  const std::vector<double> perNode = obstacleForcePerNode();
+  for (std::size_t entry = 0; entry < perNode.size() / 3; ++entry)
     for (int axis = 0; axis < 3; ++axis) total[axis] += perNode[3 * entry + axis];
   return total;
 }

@@ -2,6 +2,7 @@
 // The uniform-grid LBM solver: owns the population arrays on the chosen backend and advances
 // them. Knows nothing of files, VTK or Catalyst; hands out host arrays of its fields.
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "exec/Memory.hpp"
 #include "lbm/Collision.hpp"
 #include "lbm/FaceBoundaries.hpp"
+#include "lbm/Halo.hpp"
 #include "lbm/Lattice.hpp"
 #include "lbm/PopulationStorage.hpp"
 #include "lbm/StreamCollide.hpp"
@@ -31,7 +33,16 @@ struct UniformSolverConfig {
   Vector3 acceleration;  // body force per unit mass, lattice units
   FaceBoundaries faces;
   std::vector<std::uint8_t> solid;  // empty (no obstacles) or one entry per node, 1 = obstacle
+  // A piece of a larger grid (an MPI rank's, parallel/Decomposition.hpp): where it sits, and a bit
+  // per face whose layer of nodes is a ghost layer (a neighbour's nodes, filled by the halo
+  // exchange). The faces of a piece that border ghost layers are given as periodic.
+  bool isPiece = false;
+  Placement placement;
+  unsigned ghostFaces = 0;
 };
+
+// Where the grid of `config` sits: its own placement, or (not a piece) the whole grid itself.
+Placement placementOf(const UniformSolverConfig& config);
 
 // Host copies of the macroscopic fields (pinned when the solver runs on CUDA). On the CPU
 // backend the solver writes them in place: no copy at all.
@@ -41,20 +52,35 @@ struct HostFields {
 };
 
 namespace detail {
+// The node classification the kernels run on, in working memory.
+struct NodeLists {
+  const std::uint8_t* kind = nullptr;  // NodeKind per node, or null: all bulk
+  const BoundaryNode* boundaryNodes = nullptr;
+  Index boundaryCount = 0;
+};
+
 // The lattice-, storage-, collision- and backend-specific part, made by a factory in
 // UniformEngineCpu.cpp / UniformEngineCuda.cu from one template. Arrays are on the backend's
-// working memory; populations are in the configured storage.
+// working memory; populations are in the configured storage, one array updated in place.
 class UniformEngine {
 public:
   virtual ~UniformEngine() = default;
-  virtual void initialize(const float* density, const float* velocity, void* populations) = 0;
-  virtual void streamCollide(const void* source, void* destination) = 0;
-  virtual void macroscopic(const void* populations, float* density, float* velocity) = 0;
+  virtual void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments) = 0;
+  // One step of the given parity; boundary nodes read their moments from `previous` and write
+  // them to `next`.
+  virtual void step(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next) = 0;
+  virtual void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
+                           float* velocity) = 0;
   virtual void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) = 0;
+  virtual int crossingCount() const = 0;
+  virtual void packHalo(const void* populations, const HaloBox& box, void* buffer) = 0;
+  virtual void unpackHalo(void* populations, const HaloBox& box, const void* buffer) = 0;
   virtual void synchronize() = 0;
 };
-std::unique_ptr<UniformEngine> makeCpuEngine(const UniformSolverConfig& config, const std::uint8_t* solid);
-std::unique_ptr<UniformEngine> makeCudaEngine(const UniformSolverConfig& config, const std::uint8_t* solid);
+template <class L>
+std::unique_ptr<UniformEngine> makeCpuEngineFor(const UniformSolverConfig& config, const NodeLists& lists);
+template <class L>
+std::unique_ptr<UniformEngine> makeCudaEngineFor(const UniformSolverConfig& config, const NodeLists& lists);
 }  // namespace detail
 
 class UniformSolver {
@@ -70,12 +96,28 @@ public:
   void advance(Index steps);
   // Computes the requested fields of the current state into host memory and returns them.
   const HostFields& fetchFields(bool wantDensity, bool wantVelocity);
-  // All populations (deviations f_q - w_q) as FP32, structure-of-arrays, copied to the host.
+  // The population array as FP32 deviations f_q - w_q, copied to the host: structure-of-arrays
+  // in the in-place (AA) layout of the current step's parity (StreamCollide.hpp).
   std::vector<float> populationsOnHost() const;
   // Force on all obstacles in the last step (momentum exchange), lattice units, summed in a
   // fixed order in double: the same on every backend and thread count.
   std::array<double, 3> obstacleForce();
   Index obstacleLinkNodes() const { return static_cast<Index>(obstacleLinks_.size()); }
+  // The fluid nodes next to obstacles (in node order) and each one's force in the last step,
+  // three values a node: the terms obstacleForce sums.
+  const std::vector<ObstacleLink>& obstacleLinks() const { return obstacleLinks_; }
+  std::vector<double> obstacleForcePerNode();
+
+  // The halo exchange of a piece (parallel/HaloExchange.hpp) runs after every step: `exchange`
+  // is called with whether that step was odd.
+  void setHaloExchange(std::function<void(bool afterOddStep)> exchange) { haloExchange_ = std::move(exchange); }
+  // Bytes of a box's crossing populations; copies between the populations and a buffer in the
+  // solver's working memory (finished when the call returns).
+  std::size_t haloBytes(const HaloBox& box) const {
+    return static_cast<std::size_t>(box.nodeCount()) * engine_->crossingCount() * storageBytes(config_.storage);
+  }
+  void packHalo(const HaloBox& box, void* workingBuffer);
+  void unpackHalo(const HaloBox& box, const void* workingBuffer);
 
   Index step() const { return step_; }
   exec::Backend backend() const { return backend_; }
@@ -88,20 +130,35 @@ public:
 private:
   UniformSolverConfig config_;
   exec::Backend backend_;
-  exec::Buffer<std::uint8_t> solid_;       // working memory copy of config_.solid
+  bool oddStep() const { return step_ % 2 == 1; }
+  NodeMoments* boundaryMoments(Index step) { return boundaryMoments_.data() + (step % 2) * boundaryCount_; }
+
+  exec::Buffer<std::uint8_t> kind_;               // NodeKind per node, empty when all are bulk
+  exec::Buffer<BoundaryNode> boundaryNodes_;
+  Index boundaryCount_ = 0;
+  exec::Buffer<NodeMoments> boundaryMoments_;     // two sets: read by a step, written by it
   std::unique_ptr<detail::UniformEngine> engine_;
-  exec::Buffer<unsigned char> current_;    // populations, storage format
-  exec::Buffer<unsigned char> next_;
+  exec::Buffer<unsigned char> populations_;      // one array, storage format, AA layout
   exec::Buffer<float> deviceDensity_;      // CUDA only: fields computed on the device
   exec::Buffer<float> deviceVelocity_;     // before their copy to host_
   HostFields host_;
   std::vector<ObstacleLink> obstacleLinks_;
   exec::Buffer<ObstacleLink> workingLinks_;
   exec::Buffer<double> workingForces_;
+  std::function<void(bool)> haloExchange_;
   Index step_ = 0;
 };
 
 // The fluid nodes next to obstacle nodes and their links into the obstacles.
 std::vector<ObstacleLink> findObstacleLinks(const UniformSolverConfig& config);
+
+// Every node's kind and the list of boundary nodes (sorted by node): nodes with a population
+// arriving by reflection, and the nodes one step inward from outflow faces. `kind` is empty
+// when every node is a bulk node (periodic box, no obstacles).
+struct NodeClassification {
+  std::vector<std::uint8_t> kind;
+  std::vector<BoundaryNode> boundary;
+};
+NodeClassification classifyNodes(const UniformSolverConfig& config);
 
 }  // namespace octoflow::lbm

@@ -183,3 +183,61 @@ fields = []
   }
   EXPECT_EQ(rows, 3);
 }
+
+#ifdef OCTOFLOW_MPIEXEC
+TEST_F(Cli, TwoMpiRanksWriteTheSameFilesAsOne) {
+  // A cylinder in a channel cut over two ranks: forces.csv and the fields, byte for byte.
+  const std::string caseText = R"([case]
+name = "split"
+steps = 240
+[lbm]
+lattice = "D2Q9"
+collision = "trt"
+tau = 0.7
+[domain]
+size = [48, 26]
+[[boundary]]
+faces = ["x-"]
+type = "velocity"
+velocity = [0.05, 0.0]
+profile = "parabolic"
+[[boundary]]
+faces = ["x+"]
+type = "outflow"
+[[obstacle]]
+shape = "cylinder"
+center = [23.6, 12.7]
+radius = 4.0
+[forces]
+every = 40
+reference_velocity = 0.05
+reference_length = 8.0
+[output]
+every = 120
+)";
+  writeCase("split.toml", caseText);
+  const CommandResult one = runCli("run split.toml --backend cpu --output one", directory_);
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  const CommandResult two = octoflow::testing::runCommand(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(OCTOFLOW_MPIEXEC) +
+          "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 '" + std::string(OCTOFLOW_CLI_PATH) +
+          "' run split.toml --backend cpu --output two",
+      directory_);
+  ASSERT_EQ(two.exitCode, 0) << two.output;
+  EXPECT_NE(two.output.find("2 MPI ranks"), std::string::npos) << two.output;
+  const auto contents = [](const fs::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+  };
+  const std::string forces = contents(directory_ / "one" / "forces.csv");
+  EXPECT_GT(forces.size(), 100u);
+  EXPECT_EQ(forces, contents(directory_ / "two" / "forces.csv"));
+  int compared = 0;
+  for (const auto& entry : fs::directory_iterator(directory_ / "one")) {
+    if (entry.path().extension() != ".vti") continue;
+    EXPECT_EQ(contents(entry.path()), contents(directory_ / "two" / entry.path().filename())) << entry.path();
+    ++compared;
+  }
+  if (fs::exists(directory_ / "one" / "split.pvd")) EXPECT_EQ(compared, 3);  // steps 0, 120, 240
+}
+#endif

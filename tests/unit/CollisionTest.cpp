@@ -133,6 +133,22 @@ TYPED_TEST(CollisionTest, MrtWithEveryRateOneOverTauIsBgk) {
   for (int q = 0; q < L::Q; ++q) EXPECT_NEAR(viaMrt[q], viaBgk[q], 1e-7) << "q " << q;
 }
 
+TYPED_TEST(CollisionTest, UnforcedFormEqualsTheForcedOneWithoutForce) {
+  // The kernels run the unforced form when the case has no body force: same result.
+  using L = TypeParam;
+  auto check = [&](auto collision, const char* name) {
+    float forced[L::Q], unforced[L::Q];
+    perturbedState<L>(forced, 1.02f, sampleVelocity<L>(), 4);
+    std::copy(std::begin(forced), std::end(forced), unforced);
+    collision.template collide<L, true>(forced, Vector3{});
+    collision.template collide<L, false>(unforced, Vector3{});
+    for (int q = 0; q < L::Q; ++q) EXPECT_NEAR(forced[q], unforced[q], 1e-8) << name << " q " << q;
+  };
+  check(Bgk{0.7f}, "bgk");
+  check(Trt{0.7f}, "trt");
+  check(Mrt::forLattice<L>(0.7f), "mrt");
+}
+
 TYPED_TEST(CollisionTest, MrtAndTrtConserveMassAndAddTheForce) {
   using L = TypeParam;
   const Vector3 acceleration{1e-4f, -2e-4f, L::dimensions == 3 ? 3e-4f : 0.0f};

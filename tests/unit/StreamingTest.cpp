@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "exec/cpu/CpuExecutor.hpp"
 #include "lbm/StreamCollide.hpp"
 #include "lbm/UniformSolver.hpp"
 
@@ -11,53 +12,118 @@ using namespace octoflow;
 using namespace octoflow::lbm;
 
 namespace {
-// A distinct value for every (q, node), so a pulled value tells where it came from.
+// A distinct value for every (q, node), so a gathered value tells where it came from.
 std::vector<float> labelledPopulations(int Q, Index nodes) {
   std::vector<float> values(static_cast<std::size_t>(Q) * nodes);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
   return values;
 }
 Index wrap(Index value, Index size) { return ((value % size) + size) % size; }
+
+// The populations a step of the given parity gathers at `node`, bulk or boundary alike.
+template <class L>
+void gather(const GridView& grid, const NodeClassification& classes, const std::vector<float>& values, bool odd,
+            Index node, float (&g)[L::Q]) {
+  const Index n = grid.extent.cellCount();
+  const std::vector<NodeMoments> restMoments(classes.boundary.size());
+  for (std::size_t entry = 0; entry < classes.boundary.size(); ++entry) {
+    if (classes.boundary[entry].node != node) continue;
+    gatherAtBoundary<L, Fp32Storage>(grid, values.data(), odd, classes.boundary[entry], restMoments.data(),
+                                     static_cast<Index>(entry), g);
+    return;
+  }
+  Index i, j, k;
+  grid.extent.coordinates(node, i, j, k);
+  const Neighbourhood neighbours(grid.extent, i, j, k);
+  if (odd)
+    gatherBulk<L, Fp32Storage, true>(values.data(), n, neighbours, g);
+  else
+    gatherBulk<L, Fp32Storage, false>(values.data(), n, neighbours, g);
+}
 }  // namespace
 
-TEST(Streaming, PeriodicAxesWrapAndWallsReflectHalfWay) {
+TEST(Streaming, OddStepsPullFromNeighboursAcrossPeriodicFacesAndReflectAtWalls) {
   using L = D3Q19;
-  GridView grid;
-  grid.extent = Extent{5, 4, 3};
-  grid.faces.setAxisPeriodic(0);  // x periodic, y and z walls
+  UniformSolverConfig config;
+  config.lattice = LatticeKind::D3Q19;
+  config.extent = Extent{5, 4, 3};
+  config.faces.setAxisPeriodic(0);  // x periodic, y and z walls
+  const NodeClassification classes = classifyNodes(config);
+  const GridView grid{config.extent, config.faces, Vector3{}, classes.kind.data()};
   const Index n = grid.extent.cellCount();
   const auto values = labelledPopulations(L::Q, n);
   for (Index node = 0; node < n; ++node) {
-    float g[L::Q];
-    pullPopulations<L, Fp32Storage>(grid, PopulationsIn<Fp32Storage>{values.data(), n}, node, g);
     Index i, j, k;
     grid.extent.coordinates(node, i, j, k);
-    for (int q = 0; q < L::Q; ++q) {
-      const Index sj = j - L::c(q, 1), sk = k - L::c(q, 2);
-      const bool throughWall = sj < 0 || sj >= grid.extent.ny || sk < 0 || sk >= grid.extent.nz;
-      const float expected = throughWall ? values[L::opposite(q) * n + node]
-                                         : values[q * n + grid.extent.linear(wrap(i - L::c(q, 0), 5), sj, sk)];
-      ASSERT_EQ(g[q], expected) << "node " << node << " q " << q;
+    const bool atWall = j == 0 || j == 3 || k == 0 || k == 2;
+    ASSERT_EQ(classes.kind[node], atWall ? kBoundaryNode : kBulkNode) << "node " << node;
+    for (bool odd : {false, true}) {
+      float g[L::Q];
+      gather<L>(grid, classes, values, odd, node, g);
+      for (int q = 0; q < L::Q; ++q) {
+        const Index sj = j - L::c(q, 1), sk = k - L::c(q, 2);
+        const bool throughWall = sj < 0 || sj >= grid.extent.ny || sk < 0 || sk >= grid.extent.nz;
+        // Even steps read the node's own slots; odd steps the opposite slot of the source node,
+        // or, through a wall, the node's own slot q (where its reflected population waits).
+        const float expected = !odd || throughWall
+                                   ? values[q * n + node]
+                                   : values[L::opposite(q) * n + grid.extent.linear(wrap(i - L::c(q, 0), 5), sj, sk)];
+        ASSERT_EQ(g[q], expected) << "node " << node << " q " << q << (odd ? " odd" : " even");
+      }
     }
   }
 }
 
 TEST(Streaming, MovingWallAddsTheWallMomentumTerm) {
   using L = D2Q9;
+  UniformSolverConfig config;
+  config.extent = Extent{3, 3, 1};
+  config.faces.setAxisPeriodic(0);
+  config.faces.setAxisPeriodic(2);
+  config.faces.face[3].type = FaceType::MovingWall;  // y+ moves with u = (0.1, 0)
+  config.faces.face[3].velocity = Vector3{0.1f, 0.0f, 0.0f};
+  const NodeClassification classes = classifyNodes(config);
+  const GridView grid{config.extent, config.faces, Vector3{}, classes.kind.data()};
+  const std::vector<float> values(static_cast<std::size_t>(L::Q) * grid.extent.cellCount(), 0.0f);  // rho = 1
+  for (bool odd : {false, true}) {
+    float g[L::Q];
+    gather<L>(grid, classes, values, odd, grid.extent.linear(1, 2, 0), g);
+    for (int q = 0; q < L::Q; ++q) {
+      // Links arriving from y+ (c_y < 0) carry 6 w rho (c . u_w) = 0.6 w c_x.
+      const float expected = L::c(q, 1) < 0 ? 0.6f * L::w(q) * L::c(q, 0) : 0.0f;
+      EXPECT_FLOAT_EQ(g[q], expected) << "q " << q;
+    }
+  }
+}
+
+namespace {
+// Collision that leaves the populations as they are: the update is pure streaming.
+struct NoCollision {
+  template <class L, bool Forced>
+  NodeState collide(float (&)[L::Q], const Vector3&) const { return NodeState{1.0f, Vector3{}, 1.0f}; }
+};
+}  // namespace
+
+TEST(Streaming, InPlaceStepsStreamEveryPopulationOnceAStep) {
+  // Without collisions, two steps (even, odd) carry population q from x - 2 c_q to x, in place.
+  using L = D3Q27;
+  const Extent extent{6, 5, 4};
+  const Index n = extent.cellCount();
+  std::vector<float> values = labelledPopulations(L::Q, n);
+  const std::vector<float> start = values;
   GridView grid;
-  grid.extent = Extent{3, 3, 1};
-  grid.faces.setAxisPeriodic(0);
-  grid.faces.face[3].type = FaceType::MovingWall;  // y+ moves with u = (0.1, 0)
-  grid.faces.face[3].velocity = Vector3{0.1f, 0.0f, 0.0f};
-  const Index n = grid.extent.cellCount();
-  std::vector<float> values(static_cast<std::size_t>(L::Q) * n, 0.0f);  // rest state: rho = 1
-  const Index top = grid.extent.linear(1, 2, 0);
-  float g[L::Q];
-  pullPopulations<L, Fp32Storage>(grid, PopulationsIn<Fp32Storage>{values.data(), n}, top, g);
-  for (int q = 0; q < L::Q; ++q) {
-    // Links arriving from y+ (c_y < 0) carry 6 w rho (c . u_w) = 0.6 w c_x.
-    const float expected = L::c(q, 1) < 0 ? 0.6f * L::w(q) * L::c(q, 0) : 0.0f;
-    EXPECT_FLOAT_EQ(g[q], expected) << "q " << q;
+  grid.extent = extent;
+  exec::CpuExecutor executor;
+  executor.parallelFor3(extent, BulkStep<L, Fp32Storage, NoCollision, false, false>{grid, NoCollision{}, values.data()});
+  executor.parallelFor3(extent, BulkStep<L, Fp32Storage, NoCollision, true, false>{grid, NoCollision{}, values.data()});
+  for (Index node = 0; node < n; ++node) {
+    Index i, j, k;
+    extent.coordinates(node, i, j, k);
+    for (int q = 0; q < L::Q; ++q) {
+      const Index source = extent.linear(wrap(i - 2 * L::c(q, 0), extent.nx), wrap(j - 2 * L::c(q, 1), extent.ny),
+                                         wrap(k - 2 * L::c(q, 2), extent.nz));
+      ASSERT_EQ(values[q * n + node], start[q * n + source]) << "node " << node << " q " << q;
+    }
   }
 }
 

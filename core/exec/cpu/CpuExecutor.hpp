@@ -14,6 +14,14 @@ struct CpuExecutor {
 #pragma omp parallel for schedule(static)
     for (Index i = 0; i < count; ++i) function(i);
   }
+  // function(i, j, k) for every node of the extent, x fastest (MinBlocksPerSm: a CUDA hint).
+  template <int MinBlocksPerSm = 1, class F>
+  void parallelFor3(const Extent& extent, const F& function) const {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (Index k = 0; k < extent.nz; ++k)
+      for (Index j = 0; j < extent.ny; ++j)
+        for (Index i = 0; i < extent.nx; ++i) function(i, j, k);
+  }
   void synchronize() const {}
 };
 

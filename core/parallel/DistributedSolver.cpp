@@ -1,0 +1,250 @@
+#include "parallel/DistributedSolver.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "common/Error.hpp"
+
+namespace octoflow::parallel {
+
+namespace {
+void check(int status, const char* call) {
+  if (status != MPI_SUCCESS) throw Error(std::string("MPI error in ") + call);
+}
+
+// Ranks on the same host share its GPUs round-robin.
+int localRank(MPI_Comm communicator) {
+  MPI_Comm host;
+  check(MPI_Comm_split_type(communicator, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
+  int rank = 0;
+  MPI_Comm_rank(host, &rank);
+  MPI_Comm_free(&host);
+  return rank;
+}
+
+void reserve(exec::Buffer<unsigned char>& buffer, exec::MemorySpace space, std::size_t bytes) {
+  if (buffer.size() < bytes) buffer = exec::Buffer<unsigned char>(space, bytes);
+}
+}  // namespace
+
+DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSolverConfig& whole,
+                                     exec::Backend backend)
+    : whole_(whole), backend_(backend) {
+  check(MPI_Comm_size(communicator, &ranks_), "MPI_Comm_size");
+  const std::array<int, 3> dims = chooseDims(whole.extent, ranks_);
+  int periods[3];
+  for (int axis = 0; axis < 3; ++axis) periods[axis] = whole.faces.periodic(axis) ? 1 : 0;
+  check(MPI_Cart_create(communicator, 3, dims.data(), periods, 0, &communicator_), "MPI_Cart_create");
+  MPI_Comm_rank(communicator_, &rank_);
+  piece_ = pieceOf(rank_);
+  for (int axis = 0; axis < 3; ++axis)
+    check(MPI_Cart_shift(communicator_, axis, 1, &neighbour_[axis][0], &neighbour_[axis][1]), "MPI_Cart_shift");
+  if (backend_ == exec::Backend::Cuda) exec::useCudaDevice(localRank(communicator_));
+  local_ = std::make_unique<lbm::UniformSolver>(pieceConfig(whole_, piece_), backend_);
+  if (ranks_ > 1) local_->setHaloExchange([this](bool afterOddStep) { exchange(afterOddStep); });
+}
+
+DistributedSolver::~DistributedSolver() {
+  local_.reset();
+  if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
+}
+
+Piece DistributedSolver::pieceOf(int rank) const {
+  std::array<int, 3> dims{}, coords{};
+  int periods[3];
+  check(MPI_Cart_get(communicator_, 3, dims.data(), periods, coords.data()), "MPI_Cart_get");
+  check(MPI_Cart_coords(communicator_, rank, 3, coords.data()), "MPI_Cart_coords");
+  return makePiece(whole_.extent, whole_.faces.periodicAxes(), dims, coords);
+}
+
+void DistributedSolver::advance(Index steps) { local_->advance(steps); }
+
+// The layer of nodes one exchange copies. A pull exchange (after an even step) sends the owned
+// layer on side `sign` into the neighbour's ghost layer; a push exchange (after an odd step) sends
+// the ghost layer on side `sign` into the neighbour's owned layer. The receiving layer is on side
+// -sign. Across the other axes, the box spans the ghost layers of the axes exchanged before this
+// one in a pull exchange (they are filled by then), of the axes exchanged after it in a push
+// exchange (they still hold what is bound for edge and corner neighbours).
+lbm::HaloBox DistributedSolver::haloBox(int axis, int sign, bool pull, bool sending) const {
+  lbm::HaloBox box;
+  box.axis = axis;
+  box.sign = sign;
+  box.oppositeSlots = pull;
+  const Extent local = piece_.localExtent();
+  for (int other = 0; other < 3; ++other) {
+    if (other == axis) continue;
+    const bool withGhosts = pull ? other < axis : other > axis;
+    box.lo[other] = withGhosts ? 0 : piece_.ownedBegin(other);
+    box.hi[other] = withGhosts ? local.size(other) : piece_.ownedEnd(other);
+  }
+  const int side = sending ? sign : -sign;
+  const bool ghostLayer = pull != sending;
+  const Index layer = side > 0 ? (ghostLayer ? piece_.ownedEnd(axis) : piece_.ownedEnd(axis) - 1)
+                               : (ghostLayer ? piece_.ownedBegin(axis) - 1 : piece_.ownedBegin(axis));
+  box.lo[axis] = layer;
+  box.hi[axis] = layer + 1;
+  return box;
+}
+
+void DistributedSolver::exchange(bool afterOddStep) {
+  const bool pull = !afterOddStep;
+  const exec::MemorySpace working = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
+  const bool staged = working != staging;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (piece_.dims[axis] == 1) continue;
+    for (int sign : {1, -1}) {
+      const int to = neighbour_[axis][sign > 0 ? 1 : 0], from = neighbour_[axis][sign > 0 ? 0 : 1];
+      const lbm::HaloBox send = haloBox(axis, sign, pull, true), receive = haloBox(axis, sign, pull, false);
+      const std::size_t sendBytes = to != MPI_PROC_NULL ? local_->haloBytes(send) : 0;
+      const std::size_t receiveBytes = from != MPI_PROC_NULL ? local_->haloBytes(receive) : 0;
+      if (sendBytes > INT_MAX || receiveBytes > INT_MAX) throw Error("halo exchange: a face holds over 2 GiB");
+      reserve(sendWorking_, working, sendBytes);
+      reserve(receiveWorking_, working, receiveBytes);
+      if (staged) {
+        reserve(sendStaging_, staging, sendBytes);
+        reserve(receiveStaging_, staging, receiveBytes);
+      }
+      unsigned char* sendHost = staged ? sendStaging_.data() : sendWorking_.data();
+      unsigned char* receiveHost = staged ? receiveStaging_.data() : receiveWorking_.data();
+      if (sendBytes > 0) {
+        local_->packHalo(send, sendWorking_.data());
+        if (staged) exec::copyBytes(sendHost, sendWorking_.data(), sendBytes);
+      }
+      const int tag = 2 * axis + (sign > 0 ? 1 : 0);
+      check(MPI_Sendrecv(sendHost, static_cast<int>(sendBytes), MPI_BYTE, to, tag, receiveHost,
+                         static_cast<int>(receiveBytes), MPI_BYTE, from, tag, communicator_, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+      if (receiveBytes > 0) {
+        if (staged) exec::copyBytes(receiveWorking_.data(), receiveHost, receiveBytes);
+        local_->unpackHalo(receive, receiveWorking_.data());
+      }
+    }
+  }
+}
+
+void DistributedSolver::gatherOwned(const std::vector<float>& owned, int perNode, std::vector<float>& whole) {
+  const int count = static_cast<int>(owned.size());
+  std::vector<int> counts(rank_ == 0 ? ranks_ : 0), offsets(rank_ == 0 ? ranks_ : 0);
+  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, communicator_), "MPI_Gather");
+  std::vector<float> gathered;
+  if (rank_ == 0) {
+    long long total = 0;
+    for (int r = 0; r < ranks_; ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += counts[r];
+    }
+    if (total > INT_MAX) throw Error("gathering fields: over 2^31 values; write pieces instead");
+    gathered.resize(static_cast<std::size_t>(total));
+  }
+  check(MPI_Gatherv(owned.data(), count, MPI_FLOAT, gathered.data(), counts.data(), offsets.data(), MPI_FLOAT, 0,
+                    communicator_),
+        "MPI_Gatherv");
+  if (rank_ != 0) return;
+  whole.resize(static_cast<std::size_t>(nodeCount()) * perNode);
+  const Extent& e = whole_.extent;
+  for (int r = 0; r < ranks_; ++r) {
+    const Piece piece = pieceOf(r);
+    std::size_t at = static_cast<std::size_t>(offsets[r]);
+    for (Index k = piece.lo[2]; k < piece.hi[2]; ++k)
+      for (Index j = piece.lo[1]; j < piece.hi[1]; ++j)
+        for (Index i = piece.lo[0]; i < piece.hi[0]; ++i) {
+          const std::size_t node = static_cast<std::size_t>(e.linear(i, j, k));
+          std::copy_n(gathered.begin() + at, perNode, whole.begin() + node * perNode);
+          at += perNode;
+        }
+  }
+}
+
+namespace {
+// The owned nodes' values of a local array (perNode values a node, node-major), in node order.
+std::vector<float> ownedValues(const Piece& piece, const float* local, int perNode) {
+  const Extent e = piece.localExtent();
+  std::vector<float> owned;
+  owned.reserve(static_cast<std::size_t>(piece.owned(0) * piece.owned(1) * piece.owned(2)) * perNode);
+  for (Index k = piece.ownedBegin(2); k < piece.ownedEnd(2); ++k)
+    for (Index j = piece.ownedBegin(1); j < piece.ownedEnd(1); ++j)
+      for (Index i = piece.ownedBegin(0); i < piece.ownedEnd(0); ++i) {
+        const float* values = local + e.linear(i, j, k) * perNode;
+        owned.insert(owned.end(), values, values + perNode);
+      }
+  return owned;
+}
+
+void toBuffer(const std::vector<float>& values, exec::Buffer<float>& buffer) {
+  if (buffer.size() != values.size()) buffer = exec::Buffer<float>(exec::MemorySpace::Host, values.size());
+  std::copy(values.begin(), values.end(), buffer.data());
+}
+}  // namespace
+
+const lbm::HostFields& DistributedSolver::fetchFields(bool wantDensity, bool wantVelocity) {
+  const lbm::HostFields& local = local_->fetchFields(wantDensity, wantVelocity);
+  std::vector<float> whole;
+  if (wantDensity) {
+    gatherOwned(ownedValues(piece_, local.density.data(), 1), 1, whole);
+    if (rank_ == 0) toBuffer(whole, fields_.density);
+  }
+  if (wantVelocity) {
+    gatherOwned(ownedValues(piece_, local.velocity.data(), 3), 3, whole);
+    if (rank_ == 0) toBuffer(whole, fields_.velocity);
+  }
+  return fields_;
+}
+
+std::vector<float> DistributedSolver::populationsOnHost() {
+  const int q = local_->populationCount();
+  const std::vector<float> soa = local_->populationsOnHost();
+  const Index localNodes = local_->nodeCount();
+  std::vector<float> nodeMajor(soa.size());
+  for (Index node = 0; node < localNodes; ++node)
+    for (int p = 0; p < q; ++p) nodeMajor[node * q + p] = soa[p * localNodes + node];
+  std::vector<float> whole;
+  gatherOwned(ownedValues(piece_, nodeMajor.data(), q), q, whole);
+  if (rank_ != 0) return {};
+  std::vector<float> result(whole.size());
+  const Index n = nodeCount();
+  for (Index node = 0; node < n; ++node)
+    for (int p = 0; p < q; ++p) result[p * n + node] = whole[node * q + p];
+  return result;
+}
+
+std::array<double, 3> DistributedSolver::obstacleForce() {
+  // (whole-grid node, fx, fy, fz) for every boundary node of this piece.
+  const std::vector<double> perNode = local_->obstacleForcePerNode();
+  const auto& links = local_->obstacleLinks();
+  const Extent local = piece_.localExtent();
+  std::vector<double> entries;
+  for (std::size_t n = 0; n < links.size(); ++n) {
+    Index position[3];
+    local.coordinates(links[n].node, position[0], position[1], position[2]);
+    for (int axis = 0; axis < 3; ++axis) position[axis] += piece_.origin(axis);
+    entries.push_back(static_cast<double>(whole_.extent.linear(position[0], position[1], position[2])));
+    entries.insert(entries.end(), perNode.begin() + 3 * n, perNode.begin() + 3 * n + 3);
+  }
+  const int count = static_cast<int>(entries.size());
+  std::vector<int> counts(ranks_), offsets(ranks_);
+  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, communicator_), "MPI_Gather");
+  std::vector<double> gathered;
+  if (rank_ == 0) {
+    int total = 0;
+    for (int r = 0; r < ranks_; ++r) {
+      offsets[r] = total;
+      total += counts[r];
+    }
+    gathered.resize(static_cast<std::size_t>(total));
+  }
+  check(MPI_Gatherv(entries.data(), count, MPI_DOUBLE, gathered.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0,
+                    communicator_),
+        "MPI_Gatherv");
+  std::array<double, 3> total{0.0, 0.0, 0.0};
+  if (rank_ == 0) {
+    std::vector<std::size_t> order(gathered.size() / 4);
+    for (std::size_t e = 0; e < order.size(); ++e) order[e] = e;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return gathered[4 * a] < gathered[4 * b]; });
+    for (std::size_t e : order)
+      for (int axis = 0; axis < 3; ++axis) total[axis] += gathered[4 * e + 1 + axis];
+  }
+  check(MPI_Bcast(total.data(), 3, MPI_DOUBLE, 0, communicator_), "MPI_Bcast");
+  return total;
+}
+
+}  // namespace octoflow::parallel
