@@ -40,6 +40,7 @@ struct LbmBenchmarkResult {
   int ranks = 1;                      // MPI ranks (MLUPS and bandwidth are totals over them)
   bool weak = false;
   bool report = true;                 // false on MPI ranks other than 0
+  std::string halo;                   // how halos travel between ranks (DistributedSolver::haloPath)
 };
 
 LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options);

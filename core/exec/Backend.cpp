@@ -39,6 +39,10 @@ std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone) {
     cudaGetLastError();  // clear the sticky-free error so later calls start clean
     return devices;
   }
+  // Reading a device's free memory makes it current: the caller's device is restored afterwards
+  // (an MPI rank bound to device 1 must stay there).
+  int current = 0;
+  cudaGetDevice(&current);
   for (int index = 0; index < count; ++index) {
     cudaDeviceProp properties{};
     if (cudaGetDeviceProperties(&properties, index) != cudaSuccess) continue;
@@ -55,7 +59,7 @@ std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone) {
     }
     devices.push_back(info);
   }
-  if (count > 0) cudaSetDevice(0);
+  if (count > 0) cudaSetDevice(current);
   if (devices.empty() && whyNone) *whyNone = "no CUDA device found";
 #else
   if (whyNone) *whyNone = "this build has no CUDA backend (configure with OCTOFLOW_ENABLE_CUDA=ON)";

@@ -29,7 +29,8 @@ std::array<int, 3> chooseDims(const Extent& whole, int ranks) {
   for (int factor : factors) {
     int longest = -1;
     double longestSize = 0.0;
-    for (int axis = 0; axis < 3; ++axis) {
+    // On a tie the slower axis: its faces are contiguous planes in memory (cheap to pack).
+    for (int axis = 2; axis >= 0; --axis) {
       if (whole.size(axis) <= 1) continue;
       const double pieceSize = static_cast<double>(whole.size(axis)) / dims[axis];
       if (pieceSize > longestSize) {

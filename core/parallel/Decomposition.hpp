@@ -28,7 +28,7 @@ struct Piece {
 };
 
 // Ranks per axis for `ranks` ranks: prime factors, largest first, each to the axis whose pieces
-// are longest (axes of one node are never cut).
+// are longest, the slower axis on a tie (axes of one node are never cut).
 std::array<int, 3> chooseDims(const Extent& whole, int ranks);
 
 // The piece at `coords` of `dims`: as even a cut as the sizes allow. Periodic axes (a bit per

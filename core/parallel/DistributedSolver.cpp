@@ -2,6 +2,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <string>
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
 
 #include "common/Error.hpp"
 
@@ -20,6 +26,19 @@ int localRank(MPI_Comm communicator) {
   MPI_Comm_rank(host, &rank);
   MPI_Comm_free(&host);
   return rank;
+}
+
+// Whether MPI can read and write device memory itself (CUDA-aware Open MPI): then halos go from
+// device buffer to device buffer (over NVLink between GPUs of a host). OCTOFLOW_GPU_AWARE_MPI=0
+// forces the pinned host staging.
+bool gpuAwareMpi() {
+  const char* setting = std::getenv("OCTOFLOW_GPU_AWARE_MPI");
+  if (setting && std::string(setting) == "0") return false;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
 }
 
 void reserve(exec::Buffer<unsigned char>& buffer, exec::MemorySpace space, std::size_t bytes) {
@@ -41,6 +60,7 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
     check(MPI_Cart_shift(communicator_, axis, 1, &neighbour_[axis][0], &neighbour_[axis][1]), "MPI_Cart_shift");
   if (backend_ == exec::Backend::Cuda) exec::useCudaDevice(localRank(communicator_));
   local_ = std::make_unique<lbm::UniformSolver>(pieceConfig(whole_, piece_), backend_);
+  deviceBuffersToMpi_ = backend_ == exec::Backend::Cuda && gpuAwareMpi();
   if (ranks_ > 1) local_->setHaloExchange([this](bool afterOddStep) { exchange(afterOddStep); });
 }
 
@@ -89,7 +109,7 @@ lbm::HaloBox DistributedSolver::haloBox(int axis, int sign, bool pull, bool send
 void DistributedSolver::exchange(bool afterOddStep) {
   const bool pull = !afterOddStep;
   const exec::MemorySpace working = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
-  const bool staged = working != staging;
+  const bool staged = working != staging && !deviceBuffersToMpi_;
   for (int axis = 0; axis < 3; ++axis) {
     if (piece_.dims[axis] == 1) continue;
     for (int sign : {1, -1}) {

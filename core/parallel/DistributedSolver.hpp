@@ -3,7 +3,7 @@
 // grid (parallel/Decomposition.hpp) and, after every step, exchanges with its neighbours exactly
 // the populations that cross their shared faces (lbm/Halo.hpp). Axes are exchanged one after the
 // other, so populations bound for an edge or corner neighbour travel in two or three hops.
-// Device arrays are staged through pinned host buffers. Every rank computes every node exactly as
+// Device buffers go to MPI directly when it is CUDA-aware, else through pinned host buffers. Every rank computes every node exactly as
 // one rank would: results are bit-identical whatever the number of ranks.
 #include <mpi.h>
 
@@ -34,6 +34,10 @@ public:
   const lbm::UniformSolver& local() const { return *local_; }
   Index nodeCount() const { return whole_.extent.cellCount(); }
   const Extent& extent() const { return whole_.extent; }
+  // How halos travel: "host" (CPU ranks), "device" (CUDA-aware MPI) or "pinned staging".
+  const char* haloPath() const {
+    return backend_ != exec::Backend::Cuda ? "host" : (deviceBuffersToMpi_ ? "device" : "pinned staging");
+  }
 
   // Collective. The whole grid's fields on rank 0 (other ranks get empty buffers).
   const lbm::HostFields& fetchFields(bool wantDensity, bool wantVelocity);
@@ -59,6 +63,7 @@ private:
   Piece piece_;
   std::array<std::array<int, 2>, 3> neighbour_{};  // [axis][0: below, 1: above], MPI_PROC_NULL when none
   std::unique_ptr<lbm::UniformSolver> local_;
+  bool deviceBuffersToMpi_ = false;
   exec::Buffer<unsigned char> sendWorking_, receiveWorking_;  // the solver's memory
   exec::Buffer<unsigned char> sendStaging_, receiveStaging_;  // host (pinned for CUDA)
   lbm::HostFields fields_;

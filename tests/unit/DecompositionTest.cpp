@@ -14,6 +14,7 @@ TEST(Decomposition, RanksGoToTheLongestAxesAndNeverToFlatOnes) {
   EXPECT_EQ(chooseDims(Extent{256, 128, 128}, 2), (std::array<int, 3>{2, 1, 1}));
   EXPECT_EQ(chooseDims(Extent{40, 30, 1}, 4), (std::array<int, 3>{2, 2, 1}));
   EXPECT_EQ(chooseDims(Extent{64, 64, 64}, 8), (std::array<int, 3>{2, 2, 2}));
+  EXPECT_EQ(chooseDims(Extent{64, 64, 64}, 2), (std::array<int, 3>{1, 1, 2}));  // a tie: the slowest axis
   EXPECT_EQ(chooseDims(Extent{100, 10, 10}, 6), (std::array<int, 3>{6, 1, 1}));
   EXPECT_THROW(chooseDims(Extent{1, 1, 1}, 2), Error);
 }
