@@ -81,7 +81,7 @@ int runCli(int argc, char** argv) {
   benchLbm->add_option("--lattice", latticeText, "D2Q9 | D3Q19 | D3Q27");
   benchLbm->add_option("--collision", collisionText, "bgk | trt | mrt");
   benchLbm->add_option("--storage", storageText, "fp32 | fp16 (FP16 storage, FP32 arithmetic)");
-  benchLbm->add_option("--les", lesText, "none | smagorinsky");
+  benchLbm->add_option("--les", lesText, "none | smagorinsky | csm");
   benchLbm->add_option("--size", benchSize, "Nodes per axis (default 256 on CUDA, 64 on CPU; D2Q9 4096/512)");
   benchLbm->add_option("--steps", benchSteps, "Timed steps (default: about one second)");
   benchLbm->add_option("--backend", benchBackendText, "auto | cuda | cpu");
@@ -115,9 +115,11 @@ int runCli(int argc, char** argv) {
     if (storageText != "fp32" && storageText != "fp16")
       throw InputError("--storage", "", "expected fp32 or fp16, got '" + storageText + "'");
     options.storage = storageText == "fp16" ? lbm::StorageKind::Fp16 : lbm::StorageKind::Fp32;
-    if (lesText != "none" && lesText != "smagorinsky")
-      throw InputError("--les", "", "expected none or smagorinsky, got '" + lesText + "'");
-    options.les = lesText == "smagorinsky" ? lbm::LesModel::Smagorinsky : lbm::LesModel::None;
+    if (lesText != "none" && lesText != "smagorinsky" && lesText != "csm")
+      throw InputError("--les", "", "expected none, smagorinsky or csm, got '" + lesText + "'");
+    options.les = lesText == "smagorinsky" ? lbm::LesModel::Smagorinsky
+                  : lesText == "csm"       ? lbm::LesModel::Csm
+                                           : lbm::LesModel::None;
     options.backend = exec::resolveBackend(exec::parseBackendChoice(benchBackendText, "--backend"));
     if (benchSize < 0) throw InputError("--size", "", "expected a positive integer");
     if (benchSteps < 0) throw InputError("--steps", "", "expected a positive integer");

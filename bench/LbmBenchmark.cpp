@@ -70,6 +70,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   config.collision = options.collision;
   config.storage = options.storage;
   config.les.model = options.les;
+  if (options.les == lbm::LesModel::Csm) config.les.constant = lbm::Les::kCsmConstant;
   const int ranks = worldRanks();
   // Weak scaling grows the slowest axis (z; y in 2D), the one the ranks are cut along.
   const long long grown = options.weak ? size * ranks : size;
@@ -81,7 +82,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.lattice = lbm::latticeName(options.lattice);
   result.collision = lbm::collisionName(options.collision);
   result.storage = lbm::storageName(options.storage);
-  result.les = options.les == lbm::LesModel::Smagorinsky ? "smagorinsky" : "none";
+  result.les = options.les == lbm::LesModel::Smagorinsky ? "smagorinsky" : (options.les == lbm::LesModel::Csm ? "csm" : "none");
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   result.nx = config.extent.nx;

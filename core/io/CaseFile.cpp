@@ -213,8 +213,11 @@ void readLbmTable(const CaseReader& reader, CaseDescription& result) {
     if (result.lbm.collision != lbm::CollisionKind::Trt) reader.fail("lbm.trt_magic", "only collision = \"trt\" takes it");
     result.lbm.trtMagic = static_cast<float>(reader.positive(*magic, "lbm.trt_magic"));
   }
-  const std::string les = reader.choice(table, "lbm", "les", {"none", "smagorinsky"});
-  result.lbm.les.model = les == "smagorinsky" ? lbm::LesModel::Smagorinsky : lbm::LesModel::None;
+  const std::string les = reader.choice(table, "lbm", "les", {"none", "smagorinsky", "csm"});
+  result.lbm.les.model = les == "smagorinsky" ? lbm::LesModel::Smagorinsky
+                         : les == "csm"       ? lbm::LesModel::Csm
+                                              : lbm::LesModel::None;
+  if (result.lbm.les.model == lbm::LesModel::Csm) result.lbm.les.constant = lbm::Les::kCsmConstant;
   if (const toml::node* constant = table->get("les_constant")) {
     if (result.lbm.les.model == lbm::LesModel::None) reader.fail("lbm.les_constant", "set lbm.les first");
     result.lbm.les.constant = static_cast<float>(reader.positive(*constant, "lbm.les_constant"));

@@ -66,21 +66,54 @@ OCTO_HD OCTO_INLINE float guoSource(int q, float rho, const Vector3& u, const Ve
 }
 
 // Large-eddy simulation: an eddy viscosity that raises the local relaxation time.
-enum class LesModel : unsigned char { None, Smagorinsky };
+enum class LesModel : unsigned char { None, Smagorinsky, Csm };
+
+// The resolved velocity gradient at a node, g[i][j] = du_i/dx_j (lattice units).
+struct VelocityGradient {
+  float g[3][3] = {};
+};
+
+// Eddy viscosity of the coherent-structure Smagorinsky model (Kobayashi, Phys. Fluids 17,
+// 045104 (2005); Kobayashi, Ham & Wu, Int. J. Heat Fluid Flow 29, 640 (2008)):
+// nu_t = C Delta^2 |S|, C = C' |F_CS|^(3/2) (1 - F_CS), F_CS = Q / E with
+// Q = (W:W - S:S) / 2 (the second invariant) and E = (W:W + S:S) / 2, |S| = sqrt(2 S:S), Delta = 1.
+// F_CS tends to 0 at walls: the model damps itself there, and vanishes in pure shear or rotation.
+OCTO_HD OCTO_INLINE float csmEddyViscosity(const VelocityGradient& gradient, float cPrime) {
+  float strain = 0.0f, rotation = 0.0f;  // S:S, W:W
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const float s = 0.5f * (gradient.g[i][j] + gradient.g[j][i]);
+      const float w = 0.5f * (gradient.g[i][j] - gradient.g[j][i]);
+      strain += s * s;
+      rotation += w * w;
+    }
+  const float magnitude = 0.5f * (rotation + strain);
+  if (!(magnitude > 1e-30f)) return 0.0f;
+  float coherence = 0.5f * (rotation - strain) / magnitude;  // F_CS, in [-1, 1]
+  coherence = coherence < -1.0f ? -1.0f : (coherence > 1.0f ? 1.0f : coherence);
+  const float magnitudeOfF = coherence < 0.0f ? -coherence : coherence;
+  const float c = cPrime * magnitudeOfF * sqrtf(magnitudeOfF) * (1.0f - coherence);
+  return c * sqrtf(2.0f * strain);
+}
 
 struct Les {
   LesModel model = LesModel::None;
-  float constant = 0.16f;  // Smagorinsky C_s (0.1 to 0.17 in the literature)
+  float constant = 0.16f;  // Smagorinsky C_s (0.1 to 0.17 in the literature); CSM: C' (1/22)
+  static constexpr float kCsmConstant = 1.0f / 22.0f;
 
   // The relaxation time that adds the Smagorinsky eddy viscosity nu_t = (C_s Delta)^2 |S| to
   // the molecular one, with |S| from the local non-equilibrium stress (Hou, Sterling, Chen &
   // Doolen, Fields Inst. Commun. 6, 151 (1996); Malaspinas & Sagaut, J. Fluid Mech. 700, 514
   // (2012), eq. 17): tau_eff = [tau + sqrt(tau^2 + 18 sqrt(2) C_s^2 |Pi_neq| / rho)] / 2,
   // Pi_neq the deviatoric part of sum c c (f - f_eq) + (F u + u F)/2 (Guo forcing), Delta = 1.
+  // CSM takes the velocity gradient (finite differences of the velocity field, StreamCollide.hpp):
+  // tau_eff = tau + 3 nu_t; without a gradient (null) the node keeps the molecular tau.
   template <class L>
   OCTO_HD OCTO_INLINE float relaxationTime(float tau, const float (&g)[L::Q], float rho, const Vector3& u,
-                                           const Vector3& acceleration) const {
+                                           const Vector3& acceleration,
+                                           const VelocityGradient* gradient = nullptr) const {
     if (model == LesModel::None) return tau;
+    if (model == LesModel::Csm) return gradient ? tau + 3.0f * csmEddyViscosity(*gradient, constant) : tau;
     float stress[3][3] = {};
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
@@ -112,10 +145,11 @@ struct NodeState {
 };
 
 template <class L>
-OCTO_HD OCTO_INLINE NodeState nodeState(const float (&g)[L::Q], const Vector3& acceleration, float tau, const Les& les) {
+OCTO_HD OCTO_INLINE NodeState nodeState(const float (&g)[L::Q], const Vector3& acceleration, float tau, const Les& les,
+                                        const VelocityGradient* gradient) {
   NodeState node;
   moments<L>(g, acceleration, node.rho, node.u);
-  node.tau = les.relaxationTime<L>(tau, g, node.rho, node.u, acceleration);
+  node.tau = les.relaxationTime<L>(tau, g, node.rho, node.u, acceleration, gradient);
   return node;
 }
 
@@ -128,8 +162,9 @@ struct Bgk {
   Les les;
 
   template <class L, bool Forced = true>
-  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration) const {
-    const NodeState node = nodeState<L>(g, acceleration, tau, les);
+  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
+                                        const VelocityGradient* gradient = nullptr) const {
+    const NodeState node = nodeState<L>(g, acceleration, tau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float omega = 1.0f / node.tau;
@@ -157,8 +192,9 @@ struct Trt {
   Les les;
 
   template <class L, bool Forced = true>
-  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration) const {
-    const NodeState node = nodeState<L>(g, acceleration, tau, les);
+  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
+                                        const VelocityGradient* gradient = nullptr) const {
+    const NodeState node = nodeState<L>(g, acceleration, tau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float omegaPlus = 1.0f / node.tau;

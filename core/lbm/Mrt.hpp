@@ -191,8 +191,9 @@ struct Mrt {
   }
 
   template <class L, bool Forced = true>
-  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration) const {
-    const NodeState node = nodeState<L>(g, acceleration, tau, les);
+  OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
+                                        const VelocityGradient* gradient = nullptr) const {
+    const NodeState node = nodeState<L>(g, acceleration, tau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float shear = 1.0f / node.tau;

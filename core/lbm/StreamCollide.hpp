@@ -96,6 +96,9 @@ struct Neighbourhood {
     }
   }
   OCTO_HD OCTO_INLINE NodeIndex node() const { return offset[0][1] + offset[1][1] + offset[2][1]; }
+  OCTO_HD OCTO_INLINE NodeIndex along(int axis, int d) const {  // x + d e_axis (unsigned wrap-around cancels)
+    return node() - offset[axis][1] + offset[axis][d + 1];
+  }
   template <class L>
   OCTO_HD OCTO_INLINE NodeIndex from(int q) const {  // x - c_q
     return offset[0][1 - L::c(q, 0)] + offset[1][1 - L::c(q, 1)] + offset[2][1 - L::c(q, 2)];
@@ -223,13 +226,61 @@ OCTO_HD OCTO_INLINE void gatherAtBoundary(const GridView& grid, const typename S
   }
 }
 
+// The velocity gradient at a node for the CSM model: central differences of the previous step's
+// velocity field (xyz per node) over the axis neighbours. Where a neighbour is not a fluid node
+// (bit 2 axis: the one below, bit 2 axis + 1: the one above), the one-sided difference with the
+// node's own velocity; none on either side: zero.
+OCTO_HD OCTO_INLINE VelocityGradient velocityGradient(const float* velocity, const Neighbourhood& neighbours,
+                                                      int dimensions, unsigned missing) {
+  VelocityGradient gradient;
+  const NodeIndex here = neighbours.node();
+  for (int axis = 0; axis < dimensions; ++axis) {
+    const bool below = !(missing & (1u << (2 * axis))), above = !(missing & (2u << (2 * axis)));
+    const float* lower = velocity + 3 * static_cast<Index>(below ? neighbours.along(axis, -1) : here);
+    const float* upper = velocity + 3 * static_cast<Index>(above ? neighbours.along(axis, 1) : here);
+    const float scale = below && above ? 0.5f : 1.0f;
+    for (int component = 0; component < 3; ++component)
+      gradient.g[component][axis] = scale * (upper[component] - lower[component]);
+  }
+  return gradient;
+}
+
+// The axis neighbours a boundary node lacks, as velocityGradient's `missing` bits: links 1..6 are
+// +x, -x, +y, -y, +z, -z in every lattice here (Lattice.hpp), and population +e arrives from below.
+OCTO_HD OCTO_INLINE unsigned missingAxisNeighbours(std::uint32_t reflected) {
+  unsigned missing = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (reflected & (1u << (2 * axis + 1))) missing |= 1u << (2 * axis);        // +e reflected: none below
+    if (reflected & (1u << (2 * axis + 2))) missing |= 1u << (2 * axis + 1);    // -e reflected: none above
+  }
+  return missing;
+}
+
+// Collides and, with CSM (velocity fields given), takes the velocity gradient from the previous
+// step's field and records the node's velocity in the next one.
+template <class L, bool Forced, class Collision>
+OCTO_HD OCTO_INLINE NodeState collideWithLes(const Collision& collision, float (&g)[L::Q], const Vector3& acceleration,
+                                             const float* velocityIn, float* velocityOut,
+                                             const Neighbourhood& neighbours, unsigned missing) {
+  if (!velocityIn) return collision.template collide<L, Forced>(g, acceleration);
+  const VelocityGradient gradient = velocityGradient(velocityIn, neighbours, L::dimensions, missing);
+  const NodeState state = collision.template collide<L, Forced>(g, acceleration, &gradient);
+  float* out = velocityOut + 3 * static_cast<Index>(neighbours.node());
+  out[0] = state.u.x;
+  out[1] = state.u.y;
+  out[2] = state.u.z;
+  return state;
+}
+
 // One step of the bulk nodes (a 3D launch over the grid; other nodes return at once). Forced =
-// false when the case has no body force.
-template <class L, class S, class Collision, bool Odd, bool Forced>
+// false when the case has no body force; Csm: the CSM model's velocity fields are given.
+template <class L, class S, class Collision, bool Odd, bool Forced, bool Csm = false>
 struct BulkStep {
   GridView grid;
   Collision collision;
   typename S::Value* populations;
+  const float* velocityIn = nullptr;  // CSM: the previous step's velocity field, and the next's
+  float* velocityOut = nullptr;
 
   OCTO_HD void operator()(Index i, Index j, Index k) const {
     const Extent& e = grid.extent;
@@ -237,7 +288,10 @@ struct BulkStep {
     if (grid.kindOf(neighbours.node()) != kBulkNode) return;
     float g[L::Q];
     gatherBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
-    collision.template collide<L, Forced>(g, grid.acceleration);
+    if constexpr (Csm)
+      collideWithLes<L, Forced>(collision, g, grid.acceleration, velocityIn, velocityOut, neighbours, 0u);
+    else
+      collision.template collide<L, Forced>(g, grid.acceleration);
     scatterBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
   }
 };
@@ -253,15 +307,18 @@ struct BoundaryStep {
   const BoundaryNode* nodes;
   const NodeMoments* previous;
   NodeMoments* next;
+  const float* velocityIn = nullptr;  // CSM (see BulkStep)
+  float* velocityOut = nullptr;
 
   OCTO_HD void operator()(Index entry) const {
     const BoundaryNode b = nodes[entry];
     float g[L::Q];
     gatherAtBoundary<L, S>(grid, populations, odd, b, previous, entry, g);
-    const NodeState state = collision.template collide<L>(g, grid.acceleration);
-    next[entry] = NodeMoments{state.rho, state.u};
     const Index nodeCount = grid.extent.cellCount();
     const Neighbourhood neighbours(grid.extent, b.position[0], b.position[1], b.position[2]);
+    const NodeState state = collideWithLes<L, true>(collision, g, grid.acceleration, velocityIn, velocityOut,
+                                                    neighbours, missingAxisNeighbours(b.reflected));
+    next[entry] = NodeMoments{state.rho, state.u};
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
       // Bound for a non-fluid node (x + c_q is the source of the opposite link): kept at home.
@@ -340,6 +397,7 @@ struct InitializeEquilibrium {
   const float* density;
   const float* velocity;
   typename S::Value* populations;
+  float* lesVelocity = nullptr;  // CSM: the velocity field the first step's gradients read
 
   OCTO_HD void operator()(Index node) const {
     const float rho = density ? density[node] : 1.0f;
@@ -347,6 +405,11 @@ struct InitializeEquilibrium {
                                : Vector3{};
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) slot(populations, q, nodeCount)[node] = S::store(equilibriumDeviation<L>(q, rho, u));
+    if (lesVelocity) {
+      lesVelocity[3 * node + 0] = u.x;
+      lesVelocity[3 * node + 1] = u.y;
+      lesVelocity[3 * node + 2] = u.z;
+    }
   }
 };
 

@@ -20,22 +20,28 @@ public:
         collision_(collision),
         lists_(lists) {}
 
-  void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments) override {
-    executor_.parallelFor(nodeCount(),
-                          InitializeEquilibrium<L, S>{nodeCount(), density, velocity, static_cast<Value*>(populations)});
+  void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments,
+                  float* lesVelocity) override {
+    executor_.parallelFor(nodeCount(), InitializeEquilibrium<L, S>{nodeCount(), density, velocity,
+                                                                   static_cast<Value*>(populations), lesVelocity});
     executor_.parallelFor(lists_.boundaryCount,
                           InitializeBoundaryMoments{lists_.boundaryNodes, density, velocity, moments});
   }
-  void step(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next) override {
+  void step(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next, const float* velocityIn,
+            float* velocityOut) override {
     auto* values = static_cast<Value*>(populations);
     const Vector3& a = grid_.acceleration;
     const bool forced = a.x != 0.0f || a.y != 0.0f || a.z != 0.0f;
-    if (odd)
+    if (velocityIn)  // CSM: the general (forced) form with the velocity fields
+      odd ? bulkStep<true, true, true>(values, velocityIn, velocityOut)
+          : bulkStep<false, true, true>(values, velocityIn, velocityOut);
+    else if (odd)
       forced ? bulkStep<true, true>(values) : bulkStep<true, false>(values);
     else
       forced ? bulkStep<false, true>(values) : bulkStep<false, false>(values);
-    executor_.parallelFor(lists_.boundaryCount, BoundaryStep<L, S, Collision>{grid_, collision_, values, odd,
-                                                                               lists_.boundaryNodes, previous, next});
+    executor_.parallelFor(lists_.boundaryCount,
+                          BoundaryStep<L, S, Collision>{grid_, collision_, values, odd, lists_.boundaryNodes, previous,
+                                                        next, velocityIn, velocityOut});
   }
   void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
                    float* velocity) override {
@@ -68,10 +74,10 @@ private:
   static constexpr bool kMrt = std::is_same_v<Collision, Mrt>;
   static constexpr int kBulkBlocksPerSm = (L::Q <= 9 ? 4 : (L::Q <= 19 ? 3 : (kMrt ? 3 : 2))) +
                                           (S::kind == StorageKind::Fp16 && !kMrt ? 1 : 0);
-  template <bool Odd, bool Forced>
-  void bulkStep(Value* values) {
-    executor_.template parallelFor3<kBulkBlocksPerSm>(grid_.extent,
-                                                      BulkStep<L, S, Collision, Odd, Forced>{grid_, collision_, values});
+  template <bool Odd, bool Forced, bool Csm = false>
+  void bulkStep(Value* values, const float* velocityIn = nullptr, float* velocityOut = nullptr) {
+    executor_.template parallelFor3<kBulkBlocksPerSm>(
+        grid_.extent, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, values, velocityIn, velocityOut});
   }
   Index nodeCount() const { return grid_.extent.cellCount(); }
   GridView grid_;

@@ -193,6 +193,10 @@ UniformSolver::UniformSolver(const UniformSolverConfig& config, exec::Backend ba
   boundaryNodes_ = exec::Buffer<BoundaryNode>(working, classes.boundary.size());
   boundaryNodes_.copyFrom(classes.boundary.data(), classes.boundary.size());
   boundaryMoments_ = exec::Buffer<NodeMoments>(working, 2 * classes.boundary.size());
+  if (config_.les.model == LesModel::Csm) {
+    lesVelocity_ = exec::Buffer<float>(working, 6 * n);
+    lesVelocity_.setZero();
+  }
   if (!config_.solid.empty()) {
     obstacleLinks_ = findObstacleLinks(config_);
     workingLinks_ = exec::Buffer<ObstacleLink>(working, obstacleLinks_.size());
@@ -212,13 +216,14 @@ UniformSolver::~UniformSolver() = default;
 
 std::size_t UniformSolver::workingBytes() const {
   return populations_.bytes() + deviceDensity_.bytes() + deviceVelocity_.bytes() + kind_.bytes() +
-         boundaryNodes_.bytes() + boundaryMoments_.bytes() + workingLinks_.bytes() + workingForces_.bytes();
+         boundaryNodes_.bytes() + boundaryMoments_.bytes() + lesVelocity_.bytes() + workingLinks_.bytes() +
+         workingForces_.bytes();
 }
 
 void UniformSolver::initialize(const float* density, const float* velocity) {
   const std::size_t n = static_cast<std::size_t>(nodeCount());
   if (backend_ == exec::Backend::Cpu) {
-    engine_->initialize(density, velocity, populations_.data(), boundaryMoments(0));
+    engine_->initialize(density, velocity, populations_.data(), boundaryMoments(0), lesVelocity(0));
   } else {
     // Stage the host arrays on the device so the one initialisation functor runs there too.
     exec::Buffer<float> densityOnDevice, velocityOnDevice;
@@ -230,7 +235,8 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
       velocityOnDevice = exec::Buffer<float>(exec::MemorySpace::Device, 3 * n);
       velocityOnDevice.copyFrom(velocity, 3 * n);
     }
-    engine_->initialize(densityOnDevice.data(), velocityOnDevice.data(), populations_.data(), boundaryMoments(0));
+    engine_->initialize(densityOnDevice.data(), velocityOnDevice.data(), populations_.data(), boundaryMoments(0),
+                        lesVelocity(0));
     engine_->synchronize();
   }
   step_ = 0;
@@ -239,7 +245,8 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
 void UniformSolver::advance(Index steps) {
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
-    engine_->step(populations_.data(), odd, boundaryMoments(step_), boundaryMoments(step_ + 1));
+    engine_->step(populations_.data(), odd, boundaryMoments(step_), boundaryMoments(step_ + 1), lesVelocity(step_),
+                  lesVelocity(step_ + 1));
     ++step_;
     if (haloExchange_) haloExchange_(odd);
   }

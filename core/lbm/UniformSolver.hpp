@@ -65,10 +65,12 @@ struct NodeLists {
 class UniformEngine {
 public:
   virtual ~UniformEngine() = default;
-  virtual void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments) = 0;
+  virtual void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments,
+                          float* lesVelocity) = 0;
   // One step of the given parity; boundary nodes read their moments from `previous` and write
-  // them to `next`.
-  virtual void step(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next) = 0;
+  // them to `next`. CSM: velocity fields (xyz per node) to take gradients from and to fill.
+  virtual void step(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
+                    const float* velocityIn, float* velocityOut) = 0;
   virtual void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
                            float* velocity) = 0;
   virtual void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) = 0;
@@ -137,6 +139,10 @@ private:
   exec::Buffer<BoundaryNode> boundaryNodes_;
   Index boundaryCount_ = 0;
   exec::Buffer<NodeMoments> boundaryMoments_;     // two sets: read by a step, written by it
+  exec::Buffer<float> lesVelocity_;               // CSM: two velocity fields, read by a step, written by it
+  float* lesVelocity(Index step) {
+    return lesVelocity_.size() ? lesVelocity_.data() + (step % 2) * 3 * nodeCount() : nullptr;
+  }
   std::unique_ptr<detail::UniformEngine> engine_;
   exec::Buffer<unsigned char> populations_;      // one array, storage format, AA layout
   exec::Buffer<float> deviceDensity_;      // CUDA only: fields computed on the device

@@ -50,6 +50,8 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
                                      exec::Backend backend)
     : whole_(whole), backend_(backend) {
   check(MPI_Comm_size(communicator, &ranks_), "MPI_Comm_size");
+  if (ranks_ > 1 && whole.les.model == lbm::LesModel::Csm)
+    throw Error("the CSM model runs on one rank for now (its velocity field has no halo exchange)");
   const std::array<int, 3> dims = chooseDims(whole.extent, ranks_);
   int periods[3];
   for (int axis = 0; axis < 3; ++axis) periods[axis] = whole.faces.periodic(axis) ? 1 : 0;

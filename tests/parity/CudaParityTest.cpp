@@ -19,11 +19,12 @@ struct ParityCase {
   CollisionKind collision;
   StorageKind storage;
   bool smagorinsky = false;
+  bool csm = false;
 };
 
 std::string parityName(const ParityCase& c) {
   return std::string(latticeName(c.lattice)) + "_" + collisionName(c.collision) + "_" + storageName(c.storage) +
-         (c.smagorinsky ? "_smagorinsky" : "");
+         (c.smagorinsky ? "_smagorinsky" : "") + (c.csm ? "_csm" : "");
 }
 
 void PrintTo(const ParityCase& c, std::ostream* out) { *out << parityName(c); }
@@ -40,6 +41,7 @@ TEST_P(CudaParity, MatchesTheCpuReferenceAfter1000Steps) {
   config.collision = parity.collision;
   config.storage = parity.storage;
   if (parity.smagorinsky) config.les = Les{LesModel::Smagorinsky, 0.16f};
+  if (parity.csm) config.les = Les{LesModel::Csm, Les::kCsmConstant};
   const bool is3d = latticeDimensions(config.lattice) == 3;
   config.extent = is3d ? Extent{24, 16, 12} : Extent{48, 40, 1};
   config.faces.setAxisPeriodic(2);
@@ -107,6 +109,7 @@ std::vector<ParityCase> parityCases() {
     cases.push_back({lattice, CollisionKind::Trt, StorageKind::Fp16});
     cases.push_back({lattice, CollisionKind::Mrt, StorageKind::Fp32});
     cases.push_back({lattice, CollisionKind::Mrt, StorageKind::Fp32, true});
+    cases.push_back({lattice, CollisionKind::Mrt, StorageKind::Fp32, false, true});
   }
   return cases;
 }

@@ -1,6 +1,8 @@
 // Equilibrium moments and the conservation properties of BGK collision with Guo forcing.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <random>
 
 #include "lbm/Collision.hpp"
@@ -188,4 +190,50 @@ TYPED_TEST(CollisionTest, SmagorinskyRelaxationTimeSolvesItsQuadratic) {
   const double expected = 18.0 * std::sqrt(2.0) / 4.0 * 0.16 * 0.16 * std::sqrt(2.0) * s / rho;
   EXPECT_GT(tauEff, tau);
   EXPECT_NEAR(tauEff * (tauEff - tau), expected, 1e-3 * expected);
+}
+
+// --- CSM ---------------------------------------------------------------------------------
+
+TEST(Csm, EddyViscosityVanishesInPureShearAndRotationAndFollowsTheStrainLimit) {
+  const float cPrime = Les::kCsmConstant, a = 0.01f;
+  VelocityGradient shear;  // u = (a y, 0, 0): Q = 0, so F_CS = 0
+  shear.g[0][1] = a;
+  EXPECT_FLOAT_EQ(csmEddyViscosity(shear, cPrime), 0.0f);
+  VelocityGradient rotation;  // solid-body rotation: S = 0, F_CS = 1, C = 0
+  rotation.g[0][1] = -a;
+  rotation.g[1][0] = a;
+  EXPECT_FLOAT_EQ(csmEddyViscosity(rotation, cPrime), 0.0f);
+  VelocityGradient strain;  // u = (a x, -a y, 0): F_CS = -1, C = 2 C' = 1/11, |S| = 2a
+  strain.g[0][0] = a;
+  strain.g[1][1] = -a;
+  EXPECT_NEAR(csmEddyViscosity(strain, cPrime), 2.0f * a / 11.0f, 1e-9);
+  EXPECT_FLOAT_EQ(csmEddyViscosity(VelocityGradient{}, cPrime), 0.0f);
+  // A mixed gradient: 0 <= C <= 2 C' whatever F_CS is.
+  VelocityGradient mixed;
+  mixed.g[0][1] = 0.03f;
+  mixed.g[1][0] = -0.01f;
+  mixed.g[2][2] = 0.02f;
+  mixed.g[0][0] = -0.02f;
+  const float nuT = csmEddyViscosity(mixed, cPrime);
+  float strainNorm = 0.0f;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const float s = 0.5f * (mixed.g[i][j] + mixed.g[j][i]);
+      strainNorm += 2.0f * s * s;
+    }
+  EXPECT_GT(nuT, 0.0f);
+  EXPECT_LE(nuT, 2.0f * cPrime * std::sqrt(strainNorm));
+}
+
+TEST(Csm, RelaxationTimeAddsThreeTimesTheEddyViscosity) {
+  using L = D3Q19;
+  const Les csm{LesModel::Csm, Les::kCsmConstant};
+  VelocityGradient strain;
+  strain.g[0][0] = 0.01f;
+  strain.g[1][1] = -0.01f;
+  float g[L::Q] = {};
+  const float tau = 0.55f;
+  EXPECT_FLOAT_EQ(csm.relaxationTime<L>(tau, g, 1.0f, Vector3{}, Vector3{}, &strain),
+                  tau + 3.0f * csmEddyViscosity(strain, Les::kCsmConstant));
+  EXPECT_FLOAT_EQ(csm.relaxationTime<L>(tau, g, 1.0f, Vector3{}, Vector3{}), tau);  // no gradient: molecular
 }

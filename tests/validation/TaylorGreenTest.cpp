@@ -101,3 +101,24 @@ TEST(TaylorGreen, SmagorinskyAddsTheEddyViscosityOfTheVortexShear) {
     EXPECT_NEAR(plain / nu, 1.0, 3e-3);
   }
 }
+
+TEST(TaylorGreen, CsmAddsABoundedEddyViscosity) {
+  // The vortex mixes rotation (centres, F_CS -> 1, C -> 0) and strain (saddles, F_CS -> -1,
+  // C -> 2 C'): nu_t = C |S| lies between 0 and 2 C' * 2 U k. The decay shows a positive eddy
+  // viscosity below that bound, the same for every collision model.
+  const float tau = 0.8f;
+  const double amplitude = 0.02, k = 2.0 * std::acos(-1.0) / 32.0;
+  const Les csm{LesModel::Csm, Les::kCsmConstant};
+  const double bound = 2.0 * Les::kCsmConstant * 2.0 * amplitude * k;
+  double bgkExcess = 0.0;
+  for (CollisionKind collision : {CollisionKind::Bgk, CollisionKind::Trt, CollisionKind::Mrt}) {
+    const double plain = measuredViscosity(32, tau, amplitude, collision);
+    const double withLes = measuredViscosity(32, tau, amplitude, collision, csm);
+    std::printf("Taylor-Green 32^2 %s: nu %.6f, with CSM %.6f (eddy viscosity %.2e, bound %.2e)\n",
+                collisionName(collision), plain, withLes, withLes - plain, bound);
+    EXPECT_GT(withLes - plain, 0.02 * bound) << collisionName(collision);
+    EXPECT_LT(withLes - plain, bound) << collisionName(collision);
+    if (collision == CollisionKind::Bgk) bgkExcess = withLes - plain;
+    EXPECT_NEAR(withLes - plain, bgkExcess, 0.1 * bgkExcess) << collisionName(collision);
+  }
+}
