@@ -130,11 +130,6 @@ int runCase(const RunOptions& options) {
 #endif
 
 #if OCTOFLOW_HAVE_MPI
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  if (ranks > 1 && description.lbm.les.model == lbm::LesModel::Csm)
-    throw InputError(description.sourcePath, "lbm.les",
-                     "les = \"csm\" runs on one MPI rank for now (its velocity field has no halo exchange)");
   parallel::DistributedSolver solver(MPI_COMM_WORLD, description.lbm, backend);
   if (talk && solver.ranks() > 1) {
     const auto& dims = solver.piece().dims;

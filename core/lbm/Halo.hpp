@@ -93,4 +93,27 @@ struct UnpackHalo {
   }
 };
 
+// A per-node field of `components` floats (the CSM velocity field) between a box and a buffer:
+// [component * boxNodes + n]. `pack` copies field -> buffer, else buffer -> field.
+struct CopyFieldHalo {
+  HaloBox box;
+  Extent extent;
+  int components;
+  bool pack;
+  float* field;
+  float* buffer;
+
+  OCTO_HD void operator()(Index entry) const {
+    const Index node = box.node(entry, extent), boxNodes = box.nodeCount();
+    for (int c = 0; c < components; ++c) {
+      float& inField = field[node * components + c];
+      float& inBuffer = buffer[c * boxNodes + entry];
+      if (pack)
+        inBuffer = inField;
+      else
+        inField = inBuffer;
+    }
+  }
+};
+
 }  // namespace octoflow::lbm

@@ -65,6 +65,9 @@ public:
     executor_.parallelFor(box.nodeCount(), UnpackHalo<L, S>{box, grid_, static_cast<Value*>(populations),
                                                             static_cast<const Value*>(buffer)});
   }
+  void copyFieldHalo(float* field, int components, const HaloBox& box, float* buffer, bool pack) override {
+    executor_.parallelFor(box.nodeCount(), CopyFieldHalo{box, grid_.extent, components, pack, field, buffer});
+  }
   void synchronize() override { executor_.synchronize(); }
 
 private:

@@ -258,6 +258,11 @@ void UniformSolver::packHalo(const HaloBox& box, void* workingBuffer) {
   engine_->synchronize();
 }
 
+void UniformSolver::copyLesVelocityHalo(const HaloBox& box, void* workingBuffer, bool pack) {
+  engine_->copyFieldHalo(lesVelocity(step_), 3, box, static_cast<float*>(workingBuffer), pack);
+  engine_->synchronize();
+}
+
 void UniformSolver::unpackHalo(const HaloBox& box, const void* workingBuffer) {
   engine_->unpackHalo(populations_.data(), box, workingBuffer);
   engine_->synchronize();

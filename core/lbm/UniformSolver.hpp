@@ -77,6 +77,7 @@ public:
   virtual int crossingCount() const = 0;
   virtual void packHalo(const void* populations, const HaloBox& box, void* buffer) = 0;
   virtual void unpackHalo(void* populations, const HaloBox& box, const void* buffer) = 0;
+  virtual void copyFieldHalo(float* field, int components, const HaloBox& box, float* buffer, bool pack) = 0;
   virtual void synchronize() = 0;
 };
 template <class L>
@@ -120,6 +121,12 @@ public:
   }
   void packHalo(const HaloBox& box, void* workingBuffer);
   void unpackHalo(const HaloBox& box, const void* workingBuffer);
+  // CSM: the velocity field the next step takes gradients from (3 floats a node), box <-> buffer.
+  bool hasLesVelocity() const { return lesVelocity_.size() > 0; }
+  std::size_t lesVelocityHaloBytes(const HaloBox& box) const {
+    return static_cast<std::size_t>(box.nodeCount()) * 3 * sizeof(float);
+  }
+  void copyLesVelocityHalo(const HaloBox& box, void* workingBuffer, bool pack);
 
   Index step() const { return step_; }
   exec::Backend backend() const { return backend_; }

@@ -50,8 +50,6 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
                                      exec::Backend backend)
     : whole_(whole), backend_(backend) {
   check(MPI_Comm_size(communicator, &ranks_), "MPI_Comm_size");
-  if (ranks_ > 1 && whole.les.model == lbm::LesModel::Csm)
-    throw Error("the CSM model runs on one rank for now (its velocity field has no halo exchange)");
   const std::array<int, 3> dims = chooseDims(whole.extent, ranks_);
   int periods[3];
   for (int axis = 0; axis < 3; ++axis) periods[axis] = whole.faces.periodic(axis) ? 1 : 0;
@@ -108,38 +106,57 @@ lbm::HaloBox DistributedSolver::haloBox(int axis, int sign, bool pull, bool send
   return box;
 }
 
-void DistributedSolver::exchange(bool afterOddStep) {
-  const bool pull = !afterOddStep;
+void DistributedSolver::transfer(int axis, int sign, int tag, std::size_t sendBytes, std::size_t receiveBytes,
+                                 const std::function<void(void*)>& pack, const std::function<void(const void*)>& unpack) {
+  const int to = neighbour_[axis][sign > 0 ? 1 : 0], from = neighbour_[axis][sign > 0 ? 0 : 1];
+  if (to == MPI_PROC_NULL) sendBytes = 0;
+  if (from == MPI_PROC_NULL) receiveBytes = 0;
+  if (sendBytes > INT_MAX || receiveBytes > INT_MAX) throw Error("halo exchange: a face holds over 2 GiB");
   const exec::MemorySpace working = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
   const bool staged = working != staging && !deviceBuffersToMpi_;
+  reserve(sendWorking_, working, sendBytes);
+  reserve(receiveWorking_, working, receiveBytes);
+  if (staged) {
+    reserve(sendStaging_, staging, sendBytes);
+    reserve(receiveStaging_, staging, receiveBytes);
+  }
+  unsigned char* sendHost = staged ? sendStaging_.data() : sendWorking_.data();
+  unsigned char* receiveHost = staged ? receiveStaging_.data() : receiveWorking_.data();
+  if (sendBytes > 0) {
+    pack(sendWorking_.data());
+    if (staged) exec::copyBytes(sendHost, sendWorking_.data(), sendBytes);
+  }
+  check(MPI_Sendrecv(sendHost, static_cast<int>(sendBytes), MPI_BYTE, to, tag, receiveHost,
+                     static_cast<int>(receiveBytes), MPI_BYTE, from, tag, communicator_, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv");
+  if (receiveBytes > 0) {
+    if (staged) exec::copyBytes(receiveWorking_.data(), receiveHost, receiveBytes);
+    unpack(receiveWorking_.data());
+  }
+}
+
+void DistributedSolver::exchange(bool afterOddStep) {
+  const bool pull = !afterOddStep;
   for (int axis = 0; axis < 3; ++axis) {
     if (piece_.dims[axis] == 1) continue;
     for (int sign : {1, -1}) {
-      const int to = neighbour_[axis][sign > 0 ? 1 : 0], from = neighbour_[axis][sign > 0 ? 0 : 1];
       const lbm::HaloBox send = haloBox(axis, sign, pull, true), receive = haloBox(axis, sign, pull, false);
-      const std::size_t sendBytes = to != MPI_PROC_NULL ? local_->haloBytes(send) : 0;
-      const std::size_t receiveBytes = from != MPI_PROC_NULL ? local_->haloBytes(receive) : 0;
-      if (sendBytes > INT_MAX || receiveBytes > INT_MAX) throw Error("halo exchange: a face holds over 2 GiB");
-      reserve(sendWorking_, working, sendBytes);
-      reserve(receiveWorking_, working, receiveBytes);
-      if (staged) {
-        reserve(sendStaging_, staging, sendBytes);
-        reserve(receiveStaging_, staging, receiveBytes);
-      }
-      unsigned char* sendHost = staged ? sendStaging_.data() : sendWorking_.data();
-      unsigned char* receiveHost = staged ? receiveStaging_.data() : receiveWorking_.data();
-      if (sendBytes > 0) {
-        local_->packHalo(send, sendWorking_.data());
-        if (staged) exec::copyBytes(sendHost, sendWorking_.data(), sendBytes);
-      }
-      const int tag = 2 * axis + (sign > 0 ? 1 : 0);
-      check(MPI_Sendrecv(sendHost, static_cast<int>(sendBytes), MPI_BYTE, to, tag, receiveHost,
-                         static_cast<int>(receiveBytes), MPI_BYTE, from, tag, communicator_, MPI_STATUS_IGNORE),
-            "MPI_Sendrecv");
-      if (receiveBytes > 0) {
-        if (staged) exec::copyBytes(receiveWorking_.data(), receiveHost, receiveBytes);
-        local_->unpackHalo(receive, receiveWorking_.data());
-      }
+      transfer(axis, sign, 2 * axis + (sign > 0 ? 1 : 0), local_->haloBytes(send), local_->haloBytes(receive),
+               [&](void* buffer) { local_->packHalo(send, buffer); },
+               [&](const void* buffer) { local_->unpackHalo(receive, buffer); });
+    }
+  }
+  // CSM: the velocity field the next step differentiates, owned layer -> neighbour's ghost layer
+  // (the gradient needs the six axis neighbours only).
+  if (!local_->hasLesVelocity()) return;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (piece_.dims[axis] == 1) continue;
+    for (int sign : {1, -1}) {
+      const lbm::HaloBox send = haloBox(axis, sign, true, true), receive = haloBox(axis, sign, true, false);
+      transfer(axis, sign, 8 + 2 * axis + (sign > 0 ? 1 : 0), local_->lesVelocityHaloBytes(send),
+               local_->lesVelocityHaloBytes(receive),
+               [&](void* buffer) { local_->copyLesVelocityHalo(send, buffer, true); },
+               [&](const void* buffer) { local_->copyLesVelocityHalo(receive, const_cast<void*>(buffer), false); });
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -50,6 +51,9 @@ public:
 
 private:
   void exchange(bool afterOddStep);
+  // One message each way along an axis: to the neighbour on side `sign`, from the one on -sign.
+  void transfer(int axis, int sign, int tag, std::size_t sendBytes, std::size_t receiveBytes,
+                const std::function<void(void*)>& pack, const std::function<void(const void*)>& unpack);
   lbm::HaloBox haloBox(int axis, int sign, bool pull, bool sending) const;
   Piece pieceOf(int rank) const;
   // Gathers `perNode` values of every owned node (node order within the piece) to rank 0 and

@@ -121,10 +121,20 @@ TEST(Distributed, PeriodicBoxCutAcrossItsPeriodicFacesIsBitIdenticalToOneRank) {
   expectSameAsOneRank(periodicBox(), exec::Backend::Cpu, 200);
 }
 
+TEST(Distributed, CsmChannelIsBitIdenticalToOneRank) {
+  // The CSM velocity field crosses the cuts with the populations.
+  UniformSolverConfig config = channel3d(CollisionKind::Mrt, StorageKind::Fp32);
+  config.les = Les{LesModel::Csm, Les::kCsmConstant};
+  expectSameAsOneRank(config, exec::Backend::Cpu, 151);
+}
+
 TEST(Distributed, CudaRanksAreBitIdenticalToOneCudaSolver) {
   OCTO_SKIP_WITHOUT_GPU();
   expectSameAsOneRank(channel3d(CollisionKind::Mrt, StorageKind::Fp32), exec::Backend::Cuda, 301);
   expectSameAsOneRank(periodicBox(), exec::Backend::Cuda, 200);
+  UniformSolverConfig csm = channel3d(CollisionKind::Trt, StorageKind::Fp16);
+  csm.les = Les{LesModel::Csm, Les::kCsmConstant};
+  expectSameAsOneRank(csm, exec::Backend::Cuda, 151);
 }
 
 int main(int argc, char** argv) {
