@@ -38,7 +38,8 @@ std::array<int, 3> chooseDims(const Extent& whole, int ranks) {
         longest = axis;
       }
     }
-    if (longest < 0) throw Error("cannot cut a grid of one node over " + std::to_string(ranks) + " ranks");
+    if (longest < 0)
+      throw InputError("mpirun", "-np", "cannot cut a grid of one node over " + std::to_string(ranks) + " ranks");
     dims[longest] *= factor;
   }
   return dims;
@@ -55,8 +56,8 @@ Piece makePiece(const Extent& whole, unsigned periodicAxes, const std::array<int
     piece.lo[axis] = size * c / n;
     piece.hi[axis] = size * (c + 1) / n;
     if (n > 1 && piece.owned(axis) < 2)
-      throw Error("cutting " + std::to_string(size) + " nodes over " + std::to_string(n) +
-                  " ranks leaves a piece under 2 nodes: use fewer MPI ranks");
+      throw InputError("mpirun", "-np", "cutting " + std::to_string(size) + " nodes over " + std::to_string(n) +
+                                            " ranks leaves a piece under 2 nodes: use fewer MPI ranks");
     const bool periodic = periodicAxes & (1u << axis);
     piece.ghostLow[axis] = n > 1 && (periodic || c > 0);
     piece.ghostHigh[axis] = n > 1 && (periodic || c < n - 1);

@@ -33,7 +33,7 @@ std::array<int, 3> chooseDims(const Extent& whole, int ranks);
 
 // The piece at `coords` of `dims`: as even a cut as the sizes allow. Periodic axes (a bit per
 // axis) wrap, so the end pieces of a cut periodic axis have neighbours (and ghost layers) too.
-// Throws when a cut axis leaves a piece fewer than 2 nodes.
+// Throws an InputError (mpirun -np) when a cut axis leaves a piece fewer than 2 nodes.
 Piece makePiece(const Extent& whole, unsigned periodicAxes, const std::array<int, 3>& dims,
                 const std::array<int, 3>& coords);
 
