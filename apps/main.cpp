@@ -35,7 +35,7 @@ int printInfo() {
   std::printf("MPI: %s\n", firstLine.c_str());
 #endif
   std::string whyNone;
-  const auto devices = exec::cudaDevices(&whyNone);
+  const auto devices = exec::cudaDevices(&whyNone, true);
   if (devices.empty()) std::printf("CUDA devices: none (%s)\n", whyNone.c_str());
   for (const auto& d : devices)
     std::printf("CUDA device %d: %s, compute capability %d.%d, %d SMs, %.1f GiB total, %.1f GiB free\n", d.index,

@@ -98,7 +98,8 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   const auto measureCopy = [&] {
     if (cuda) {
       const auto devices = exec::cudaDevices();
-      if (!devices.empty()) result.device = devices.front().name;
+      const int current = exec::currentCudaDevice();
+      if (current < static_cast<int>(devices.size())) result.device = devices[current].name;
     }
     const std::size_t copyBytes =
         std::max<std::size_t>(256u << 20, static_cast<std::size_t>(q) * config.extent.cellCount() / ranks * 4);

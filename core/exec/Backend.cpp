@@ -29,7 +29,15 @@ void useCudaDevice(int index) {
 #endif
 }
 
-std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone) {
+int currentCudaDevice() {
+  int device = 0;
+#if OCTOFLOW_HAVE_CUDA
+  if (cudaGetDevice(&device) != cudaSuccess) device = 0;
+#endif
+  return device;
+}
+
+std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone, bool withFreeMemory) {
   std::vector<CudaDeviceInfo> devices;
 #if OCTOFLOW_HAVE_CUDA
   int count = 0;
@@ -53,13 +61,13 @@ std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone) {
     info.computeMinor = properties.minor;
     info.totalBytes = properties.totalGlobalMem;
     info.multiprocessors = properties.multiProcessorCount;
-    if (cudaSetDevice(index) == cudaSuccess) {
+    if (withFreeMemory && cudaSetDevice(index) == cudaSuccess) {
       std::size_t freeBytes = 0, totalBytes = 0;
       if (cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess) info.freeBytes = freeBytes;
     }
     devices.push_back(info);
   }
-  if (count > 0) cudaSetDevice(current);
+  if (withFreeMemory && count > 0) cudaSetDevice(current);
   if (devices.empty() && whyNone) *whyNone = "no CUDA device found";
 #else
   if (whyNone) *whyNone = "this build has no CUDA backend (configure with OCTOFLOW_ENABLE_CUDA=ON)";

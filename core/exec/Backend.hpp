@@ -32,7 +32,11 @@ struct CudaDeviceInfo {
 bool cudaCompiled();
 // The usable CUDA devices; empty with `whyNone` filled when there are none. Any CUDA error counts
 // as "no device" (without a GPU the runtime reports an insufficient driver, not zero devices).
-std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone = nullptr);
+// `withFreeMemory` also reads each device's free memory, which creates a context on every device
+// (hundreds of MB each): only `octoflow info` asks for it, never the ranks of a run.
+std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone = nullptr, bool withFreeMemory = false);
+// The device this thread's CUDA calls go to (0 without CUDA).
+int currentCudaDevice();
 // Makes device `index` modulo the device count current for this thread (one per MPI rank on a
 // node with several GPUs); no effect without CUDA devices.
 void useCudaDevice(int index);

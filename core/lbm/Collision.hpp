@@ -98,7 +98,8 @@ OCTO_HD OCTO_INLINE float csmEddyViscosity(const VelocityGradient& gradient, flo
 
 struct Les {
   LesModel model = LesModel::None;
-  float constant = 0.16f;  // Smagorinsky C_s (0.1 to 0.17 in the literature); CSM: C' (1/22)
+  float constant = 0.16f;  // Smagorinsky C_s (0.1 to 0.17 in the literature); CSM: C', give
+                           // kCsmConstant (1/22) explicitly: this default is Smagorinsky's
   static constexpr float kCsmConstant = 1.0f / 22.0f;
 
   // The relaxation time that adds the Smagorinsky eddy viscosity nu_t = (C_s Delta)^2 |S| to

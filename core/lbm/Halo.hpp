@@ -1,6 +1,6 @@
 #pragma once
 // Copying the populations that cross a face between pieces of a grid (MPI ranks) into and out of
-// a contiguous buffer: the point-wise halves of the halo exchange (parallel/HaloExchange.cpp
+// a contiguous buffer: the point-wise halves of the halo exchange (parallel/DistributedSolver.cpp
 // moves the buffers). Which populations cross, and where they wait, follows from the in-place
 // update (StreamCollide.hpp):
 //  - after an even step, f*_q of a node sits in its own slot opposite(q): the populations about

@@ -52,7 +52,10 @@ struct Fp16Storage {
 // Reads one stored population of a bulk update. On the GPU the load asks L2 to fetch the 256
 // bytes around it from memory (ld.global.L2::256B, sm_80 and later): the warps next to this one
 // read those bytes a moment later and find them in L2, which keeps more bytes in flight than the
-// threads alone can when each load is only 2 or 4 bytes wide.
+// threads alone can when each load is only 2 or 4 bytes wide. The asm is neither volatile nor
+// clobbers memory, so the compiler may move it freely: fine for the update kernels, where every
+// stored value depends on all the loaded ones (density), so no store can precede a load; keep it
+// out of code that stores before it loads, or loads one address twice.
 #ifndef OCTOFLOW_L2_PREFETCH
 #define OCTOFLOW_L2_PREFETCH 1
 #endif

@@ -30,7 +30,7 @@
 namespace octoflow::lbm {
 
 // Ghost nodes are the layers a piece of a larger grid (an MPI rank's) holds of its neighbours'
-// nodes: never updated here, filled by the halo exchange (parallel/HaloExchange.hpp).
+// nodes: never updated here, filled by the halo exchange (parallel/DistributedSolver.cpp).
 enum NodeKind : std::uint8_t { kBulkNode = 0, kBoundaryNode = 1, kObstacleNode = 2, kGhostNode = 3 };
 
 // Where a grid sits in the whole grid: the whole grid's coordinates of node (0, 0, 0), its
@@ -246,7 +246,9 @@ OCTO_HD OCTO_INLINE VelocityGradient velocityGradient(const float* velocity, con
 }
 
 // The axis neighbours a boundary node lacks, as velocityGradient's `missing` bits: links 1..6 are
-// +x, -x, +y, -y, +z, -z in every lattice here (Lattice.hpp), and population +e arrives from below.
+// +x, -x, +y, -y, +z, -z in D3Q19 and D3Q27, links 1..4 the x and y ones in D2Q9 (Lattice.hpp;
+// the z bits it sets from its diagonals 5 and 6 are never read: 2D gradients stop at y), and
+// population +e arrives from below.
 OCTO_HD OCTO_INLINE unsigned missingAxisNeighbours(std::uint32_t reflected) {
   unsigned missing = 0;
   for (int axis = 0; axis < 3; ++axis) {

@@ -59,8 +59,8 @@ struct NodeLists {
   Index boundaryCount = 0;
 };
 
-// The lattice-, storage-, collision- and backend-specific part, made by a factory in
-// UniformEngineCpu.cpp / UniformEngineCuda.cu from one template. Arrays are on the backend's
+// The lattice-, storage-, collision- and backend-specific part, made by a factory in one source
+// per backend and lattice (generated from UniformEngineInstance.in). Arrays are on the backend's
 // working memory; populations are in the configured storage, one array updated in place.
 class UniformEngine {
 public:
@@ -111,7 +111,7 @@ public:
   const std::vector<ObstacleLink>& obstacleLinks() const { return obstacleLinks_; }
   std::vector<double> obstacleForcePerNode();
 
-  // The halo exchange of a piece (parallel/HaloExchange.hpp) runs after every step: `exchange`
+  // The halo exchange of a piece (parallel/DistributedSolver.cpp) runs after every step: `exchange`
   // is called with whether that step was odd.
   void setHaloExchange(std::function<void(bool afterOddStep)> exchange) { haloExchange_ = std::move(exchange); }
   // Bytes of a box's crossing populations; copies between the populations and a buffer in the

@@ -55,10 +55,21 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
   for (int axis = 0; axis < 3; ++axis) periods[axis] = whole.faces.periodic(axis) ? 1 : 0;
   check(MPI_Cart_create(communicator, 3, dims.data(), periods, 0, &communicator_), "MPI_Cart_create");
   MPI_Comm_rank(communicator_, &rank_);
+  // Every rank must run on the same backend (a rank without a usable GPU would otherwise fall back
+  // to the CPU alone, and its collective calls would no longer match the others').
+  const int cuda = backend_ == exec::Backend::Cuda ? 1 : 0;
+  int everyRankCuda = cuda;
+  check(MPI_Allreduce(&cuda, &everyRankCuda, 1, MPI_INT, MPI_MIN, communicator_), "MPI_Allreduce");
+  const int hostRank = localRank(communicator_);  // collective: every rank calls it
+  if (everyRankCuda != cuda)
+    throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
+                "give every rank a GPU)");
+  if (ranks_ > 1 && whole.extent.cellCount() > INT_MAX)
+    throw Error("a grid of over 2^31 nodes cannot be gathered to rank 0; write it in pieces");
   piece_ = pieceOf(rank_);
   for (int axis = 0; axis < 3; ++axis)
     check(MPI_Cart_shift(communicator_, axis, 1, &neighbour_[axis][0], &neighbour_[axis][1]), "MPI_Cart_shift");
-  if (backend_ == exec::Backend::Cuda) exec::useCudaDevice(localRank(communicator_));
+  if (backend_ == exec::Backend::Cuda) exec::useCudaDevice(hostRank);
   local_ = std::make_unique<lbm::UniformSolver>(pieceConfig(whole_, piece_), backend_);
   deviceBuffersToMpi_ = backend_ == exec::Backend::Cuda && gpuAwareMpi();
   if (ranks_ > 1) local_->setHaloExchange([this](bool afterOddStep) { exchange(afterOddStep); });
@@ -162,28 +173,32 @@ void DistributedSolver::exchange(bool afterOddStep) {
 }
 
 void DistributedSolver::gatherOwned(const std::vector<float>& owned, int perNode, std::vector<float>& whole) {
-  const int count = static_cast<int>(owned.size());
+  // Counted in nodes of `perNode` floats: the whole grid holds under 2^31 nodes (checked at start).
+  MPI_Datatype nodeValues;
+  check(MPI_Type_contiguous(perNode, MPI_FLOAT, &nodeValues), "MPI_Type_contiguous");
+  MPI_Type_commit(&nodeValues);
+  const int count = static_cast<int>(owned.size() / perNode);
   std::vector<int> counts(rank_ == 0 ? ranks_ : 0), offsets(rank_ == 0 ? ranks_ : 0);
   check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, communicator_), "MPI_Gather");
   std::vector<float> gathered;
   if (rank_ == 0) {
-    long long total = 0;
+    int total = 0;
     for (int r = 0; r < ranks_; ++r) {
-      offsets[r] = static_cast<int>(total);
+      offsets[r] = total;
       total += counts[r];
     }
-    if (total > INT_MAX) throw Error("gathering fields: over 2^31 values; write pieces instead");
-    gathered.resize(static_cast<std::size_t>(total));
+    gathered.resize(static_cast<std::size_t>(total) * perNode);
   }
-  check(MPI_Gatherv(owned.data(), count, MPI_FLOAT, gathered.data(), counts.data(), offsets.data(), MPI_FLOAT, 0,
+  check(MPI_Gatherv(owned.data(), count, nodeValues, gathered.data(), counts.data(), offsets.data(), nodeValues, 0,
                     communicator_),
         "MPI_Gatherv");
+  MPI_Type_free(&nodeValues);
   if (rank_ != 0) return;
   whole.resize(static_cast<std::size_t>(nodeCount()) * perNode);
   const Extent& e = whole_.extent;
   for (int r = 0; r < ranks_; ++r) {
     const Piece piece = pieceOf(r);
-    std::size_t at = static_cast<std::size_t>(offsets[r]);
+    std::size_t at = static_cast<std::size_t>(offsets[r]) * perNode;
     for (Index k = piece.lo[2]; k < piece.hi[2]; ++k)
       for (Index j = piece.lo[1]; j < piece.hi[1]; ++j)
         for (Index i = piece.lo[0]; i < piece.hi[0]; ++i) {
