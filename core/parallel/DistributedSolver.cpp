@@ -41,6 +41,40 @@ bool gpuAwareMpi() {
 #endif
 }
 
+// Gathers `units` units (each `unitSize` values of T, MPI type `unitType`) from every rank to
+// rank 0: there the units in rank order and each rank's offset in units; elsewhere empty.
+template <class T>
+std::vector<T> gatherUnits(MPI_Comm communicator, bool root, int ranks, const T* values, int units, int unitSize,
+                           MPI_Datatype unitType, std::vector<int>& offsets) {
+  std::vector<int> counts(root ? ranks : 0);
+  offsets.assign(root ? ranks : 0, 0);
+  check(MPI_Gather(&units, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, communicator), "MPI_Gather");
+  std::vector<T> gathered;
+  if (root) {
+    int total = 0;
+    for (int r = 0; r < ranks; ++r) {
+      offsets[r] = total;
+      total += counts[r];
+    }
+    gathered.resize(static_cast<std::size_t>(total) * unitSize);
+  }
+  check(MPI_Gatherv(values, units, unitType, gathered.data(), counts.data(), offsets.data(), unitType, 0, communicator),
+        "MPI_Gatherv");
+  return gathered;
+}
+
+// A contiguous MPI type of `count` values of `type`, freed with the object.
+struct ContiguousType {
+  MPI_Datatype type;
+  ContiguousType(int count, MPI_Datatype of) {
+    check(MPI_Type_contiguous(count, of, &type), "MPI_Type_contiguous");
+    MPI_Type_commit(&type);
+  }
+  ~ContiguousType() { MPI_Type_free(&type); }
+  ContiguousType(const ContiguousType&) = delete;
+  ContiguousType& operator=(const ContiguousType&) = delete;
+};
+
 void reserve(exec::Buffer<unsigned char>& buffer, exec::MemorySpace space, std::size_t bytes) {
   if (buffer.size() < bytes) buffer = exec::Buffer<unsigned char>(space, bytes);
 }
@@ -174,25 +208,10 @@ void DistributedSolver::exchange(bool afterOddStep) {
 
 void DistributedSolver::gatherOwned(const std::vector<float>& owned, int perNode, std::vector<float>& whole) {
   // Counted in nodes of `perNode` floats: the whole grid holds under 2^31 nodes (checked at start).
-  MPI_Datatype nodeValues;
-  check(MPI_Type_contiguous(perNode, MPI_FLOAT, &nodeValues), "MPI_Type_contiguous");
-  MPI_Type_commit(&nodeValues);
-  const int count = static_cast<int>(owned.size() / perNode);
-  std::vector<int> counts(rank_ == 0 ? ranks_ : 0), offsets(rank_ == 0 ? ranks_ : 0);
-  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, communicator_), "MPI_Gather");
-  std::vector<float> gathered;
-  if (rank_ == 0) {
-    int total = 0;
-    for (int r = 0; r < ranks_; ++r) {
-      offsets[r] = total;
-      total += counts[r];
-    }
-    gathered.resize(static_cast<std::size_t>(total) * perNode);
-  }
-  check(MPI_Gatherv(owned.data(), count, nodeValues, gathered.data(), counts.data(), offsets.data(), nodeValues, 0,
-                    communicator_),
-        "MPI_Gatherv");
-  MPI_Type_free(&nodeValues);
+  const ContiguousType node(perNode, MPI_FLOAT);
+  std::vector<int> offsets;
+  const std::vector<float> gathered = gatherUnits(communicator_, rank_ == 0, ranks_, owned.data(),
+                                                  static_cast<int>(owned.size() / perNode), perNode, node.type, offsets);
   if (rank_ != 0) return;
   whole.resize(static_cast<std::size_t>(nodeCount()) * perNode);
   const Extent& e = whole_.extent;
@@ -274,21 +293,10 @@ std::array<double, 3> DistributedSolver::obstacleForce() {
     entries.push_back(static_cast<double>(whole_.extent.linear(position[0], position[1], position[2])));
     entries.insert(entries.end(), perNode.begin() + 3 * n, perNode.begin() + 3 * n + 3);
   }
-  const int count = static_cast<int>(entries.size());
-  std::vector<int> counts(ranks_), offsets(ranks_);
-  check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, communicator_), "MPI_Gather");
-  std::vector<double> gathered;
-  if (rank_ == 0) {
-    int total = 0;
-    for (int r = 0; r < ranks_; ++r) {
-      offsets[r] = total;
-      total += counts[r];
-    }
-    gathered.resize(static_cast<std::size_t>(total));
-  }
-  check(MPI_Gatherv(entries.data(), count, MPI_DOUBLE, gathered.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0,
-                    communicator_),
-        "MPI_Gatherv");
+  const ContiguousType entry(4, MPI_DOUBLE);
+  std::vector<int> offsets;
+  const std::vector<double> gathered = gatherUnits(communicator_, rank_ == 0, ranks_, entries.data(),
+                                                   static_cast<int>(entries.size() / 4), 4, entry.type, offsets);
   std::array<double, 3> total{0.0, 0.0, 0.0};
   if (rank_ == 0) {
     std::vector<std::size_t> order(gathered.size() / 4);

@@ -30,10 +30,8 @@ double relativeL2Error(UniformSolver& solver, Analytic analytic) {
   return std::sqrt(errorSquared / normSquared);
 }
 
-}  // namespace
-
-TEST(Poiseuille, PlaneChannelMatchesTheParabola) {
-  // Walls half-way between nodes: at y = -1/2 and y = ny - 1/2, so the channel is ny wide.
+// A body force between resting walls at y- and y+, periodic along x: D2Q9, 4 x 32, tau 0.8.
+UniformSolverConfig planeChannel() {
   UniformSolverConfig config;
   config.lattice = LatticeKind::D2Q9;
   config.extent = Extent{4, 32, 1};
@@ -41,6 +39,14 @@ TEST(Poiseuille, PlaneChannelMatchesTheParabola) {
   config.faces.setAxisPeriodic(2);
   config.tau = 0.8f;
   config.acceleration = Vector3{1e-6f, 0.0f, 0.0f};
+  return config;
+}
+
+}  // namespace
+
+TEST(Poiseuille, PlaneChannelMatchesTheParabola) {
+  // Walls half-way between nodes: at y = -1/2 and y = ny - 1/2, so the channel is ny wide.
+  const UniformSolverConfig config = planeChannel();
   const double nu = viscosityFromTau(config.tau);
   const double g = config.acceleration.x, width = config.extent.ny;
   UniformSolver solver(config, exec::Backend::Cpu);
@@ -78,13 +84,7 @@ TEST(Poiseuille, CsmLeavesLaminarShearUntouched) {
   // In pure shear the coherent-structure function F_CS = Q/E is exactly 0, so CSM adds no eddy
   // viscosity: the channel with CSM (gradients by central differences, one-sided at the walls)
   // must run bit for bit as the one without.
-  UniformSolverConfig config;
-  config.lattice = LatticeKind::D2Q9;
-  config.extent = Extent{4, 32, 1};
-  config.faces.setAxisPeriodic(0);
-  config.faces.setAxisPeriodic(2);
-  config.tau = 0.8f;
-  config.acceleration = Vector3{1e-6f, 0.0f, 0.0f};
+  UniformSolverConfig config = planeChannel();
   UniformSolver plain(config, exec::Backend::Cpu);
   config.les = Les{LesModel::Csm, Les::kCsmConstant};
   UniformSolver csm(config, exec::Backend::Cpu);
