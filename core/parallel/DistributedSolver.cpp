@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <string>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
 #endif
@@ -18,14 +22,30 @@ void check(int status, const char* call) {
   if (status != MPI_SUCCESS) throw Error(std::string("MPI error in ") + call);
 }
 
-// Ranks on the same host share its GPUs round-robin.
-int localRank(MPI_Comm communicator) {
+// This rank's place among the ranks of its host, and how many they are: ranks of a host share its
+// GPUs round-robin, and its cores.
+struct HostPlace {
+  int rank = 0;
+  int ranks = 1;
+};
+HostPlace placeOnHost(MPI_Comm communicator) {
   MPI_Comm host;
   check(MPI_Comm_split_type(communicator, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
-  int rank = 0;
-  MPI_Comm_rank(host, &rank);
+  HostPlace place;
+  MPI_Comm_rank(host, &place.rank);
+  MPI_Comm_size(host, &place.ranks);
   MPI_Comm_free(&host);
-  return rank;
+  return place;
+}
+
+// CPU ranks of one host split its cores, unless OMP_NUM_THREADS says otherwise.
+void shareCores(const HostPlace& place) {
+#ifdef _OPENMP
+  if (std::getenv("OMP_NUM_THREADS") || place.ranks <= 1) return;
+  omp_set_num_threads(std::max(1, omp_get_num_procs() / place.ranks));
+#else
+  (void)place;
+#endif
 }
 
 // Whether MPI can read and write device memory itself (CUDA-aware Open MPI): then halos go from
@@ -94,7 +114,7 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
   const int cuda = backend_ == exec::Backend::Cuda ? 1 : 0;
   int everyRankCuda = cuda;
   check(MPI_Allreduce(&cuda, &everyRankCuda, 1, MPI_INT, MPI_MIN, communicator_), "MPI_Allreduce");
-  const int hostRank = localRank(communicator_);  // collective: every rank calls it
+  const HostPlace host = placeOnHost(communicator_);  // collective: every rank calls it
   if (everyRankCuda != cuda)
     throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
                 "give every rank a GPU)");
@@ -103,7 +123,10 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
   piece_ = pieceOf(rank_);
   for (int axis = 0; axis < 3; ++axis)
     check(MPI_Cart_shift(communicator_, axis, 1, &neighbour_[axis][0], &neighbour_[axis][1]), "MPI_Cart_shift");
-  if (backend_ == exec::Backend::Cuda) exec::useCudaDevice(hostRank);
+  if (backend_ == exec::Backend::Cuda)
+    exec::useCudaDevice(host.rank);
+  else
+    shareCores(host);
   local_ = std::make_unique<lbm::UniformSolver>(pieceConfig(whole_, piece_), backend_);
   deviceBuffersToMpi_ = backend_ == exec::Backend::Cuda && gpuAwareMpi();
   if (ranks_ > 1) local_->setHaloExchange([this](bool afterOddStep) { exchange(afterOddStep); });
