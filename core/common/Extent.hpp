@@ -24,4 +24,13 @@ struct Extent {
   OCTO_HD Index size(int axis) const { return axis == 0 ? nx : (axis == 1 ? ny : nz); }
 };
 
+// The nodes [lo, lo + size) of a grid: a sub-box the kernels of a step can be limited to.
+struct NodeBox {
+  Index lo[3] = {0, 0, 0};
+  Extent size;
+
+  static NodeBox of(const Extent& extent) { return NodeBox{{0, 0, 0}, extent}; }
+  OCTO_HD Index cellCount() const { return size.cellCount(); }
+};
+
 }  // namespace octoflow

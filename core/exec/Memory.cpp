@@ -110,4 +110,35 @@ void fillZero(MemorySpace space, void* pointer, std::size_t bytes) {
 #endif
 }
 
+#if OCTOFLOW_HAVE_CUDA
+static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle), "CUDA IPC handles are 64 bytes");
+
+IpcHandle exportDeviceMemory(void* pointer) {
+  cudaIpcMemHandle_t handle;
+  OCTO_CUDA_CHECK(cudaIpcGetMemHandle(&handle, pointer));
+  IpcHandle bytes;
+  std::memcpy(bytes.data(), &handle, bytes.size());
+  return bytes;
+}
+
+void* openPeerDeviceMemory(const IpcHandle& bytes) noexcept {
+  cudaIpcMemHandle_t handle;
+  std::memcpy(&handle, bytes.data(), bytes.size());
+  void* pointer = nullptr;
+  if (cudaIpcOpenMemHandle(&pointer, handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return pointer;
+}
+
+void closePeerDeviceMemory(void* pointer) noexcept {
+  if (pointer) cudaIpcCloseMemHandle(pointer);
+}
+#else
+IpcHandle exportDeviceMemory(void*) { noCuda("sharing GPU memory between processes"); }
+void* openPeerDeviceMemory(const IpcHandle&) noexcept { return nullptr; }
+void closePeerDeviceMemory(void*) noexcept {}
+#endif
+
 }  // namespace octoflow::exec

@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <cstddef>
 #include <utility>
 
@@ -18,6 +19,15 @@ void releaseBytes(MemorySpace space, void* pointer) noexcept;
 // Copies between any two spaces (unified addressing decides the direction on CUDA).
 void copyBytes(void* destination, const void* source, std::size_t bytes);
 void fillZero(MemorySpace space, void* pointer, std::size_t bytes);
+
+// Device memory that another process of the host opens (CUDA IPC), so that the two copy between
+// their GPUs directly: the handle of an allocation of allocateBytes(Device) (at its start), and a
+// mapping of such a handle in this process (null when it cannot be opened), to close before the
+// owner frees the memory.
+using IpcHandle = std::array<unsigned char, 64>;
+IpcHandle exportDeviceMemory(void* pointer);
+void* openPeerDeviceMemory(const IpcHandle& handle) noexcept;
+void closePeerDeviceMemory(void* pointer) noexcept;
 
 // Memory the solver's arrays live in for a backend, and the host memory results are staged in.
 inline MemorySpace workingSpace(Backend backend) {

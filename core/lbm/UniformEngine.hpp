@@ -10,7 +10,7 @@
 
 namespace octoflow::lbm::detail {
 
-template <class L, class S, class Collision, class Executor>
+template <class L, class S, class Collision, class Queues>
 class UniformEngineFor final : public UniformEngine {
 public:
   using Value = typename S::Value;
@@ -22,53 +22,62 @@ public:
 
   void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments,
                   float* lesVelocity) override {
-    executor_.parallelFor(nodeCount(), InitializeEquilibrium<L, S>{nodeCount(), density, velocity,
+    queues_.compute.parallelFor(nodeCount(), InitializeEquilibrium<L, S>{nodeCount(), density, velocity,
                                                                    static_cast<Value*>(populations), lesVelocity});
-    executor_.parallelFor(lists_.boundaryCount,
+    queues_.compute.parallelFor(lists_.boundaryCount,
                           InitializeBoundaryMoments{lists_.boundaryNodes, density, velocity, moments});
   }
-  void step(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next, const float* velocityIn,
-            float* velocityOut) override {
+  void bulkStep(void* populations, bool odd, const NodeBox& box, const float* velocityIn, float* velocityOut) override {
     auto* values = static_cast<Value*>(populations);
     const Vector3& a = grid_.acceleration;
     const bool forced = a.x != 0.0f || a.y != 0.0f || a.z != 0.0f;
     if (velocityIn)  // CSM: the general (forced) form with the velocity fields
-      odd ? bulkStep<true, true, true>(values, velocityIn, velocityOut)
-          : bulkStep<false, true, true>(values, velocityIn, velocityOut);
+      odd ? bulkStep<true, true, true>(box, values, velocityIn, velocityOut)
+          : bulkStep<false, true, true>(box, values, velocityIn, velocityOut);
     else if (odd)
-      forced ? bulkStep<true, true>(values) : bulkStep<true, false>(values);
+      forced ? bulkStep<true, true>(box, values) : bulkStep<true, false>(box, values);
     else
-      forced ? bulkStep<false, true>(values) : bulkStep<false, false>(values);
-    executor_.parallelFor(lists_.boundaryCount,
-                          BoundaryStep<L, S, Collision>{grid_, collision_, values, odd, lists_.boundaryNodes, previous,
-                                                        next, velocityIn, velocityOut});
+      forced ? bulkStep<false, true>(box, values) : bulkStep<false, false>(box, values);
+  }
+  void boundaryStep(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
+                    const float* velocityIn, float* velocityOut) override {
+    queues_.compute.parallelFor(lists_.boundaryCount,
+                                BoundaryStep<L, S, Collision>{grid_, collision_, static_cast<Value*>(populations), odd,
+                                                              lists_.boundaryNodes, previous, next, velocityIn,
+                                                              velocityOut});
   }
   void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
                    float* velocity) override {
     const auto* values = static_cast<const Value*>(populations);
     if (odd)
-      executor_.parallelFor3(grid_.extent, BulkMacroscopic<L, S, true>{grid_, values, density, velocity});
+      queues_.compute.parallelFor3(grid_.extent, BulkMacroscopic<L, S, true>{grid_, values, density, velocity});
     else
-      executor_.parallelFor3(grid_.extent, BulkMacroscopic<L, S, false>{grid_, values, density, velocity});
-    executor_.parallelFor(lists_.boundaryCount, BoundaryMacroscopic<L, S>{grid_, values, odd, lists_.boundaryNodes,
+      queues_.compute.parallelFor3(grid_.extent, BulkMacroscopic<L, S, false>{grid_, values, density, velocity});
+    queues_.compute.parallelFor(lists_.boundaryCount, BoundaryMacroscopic<L, S>{grid_, values, odd, lists_.boundaryNodes,
                                                                            previous, density, velocity});
   }
   void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) override {
-    executor_.parallelFor(count, ObstacleForce<L, S>{links, static_cast<const Value*>(populations), nodeCount(), force});
+    queues_.compute.parallelFor(count, ObstacleForce<L, S>{links, static_cast<const Value*>(populations), nodeCount(), force});
   }
   int crossingCount() const override { return lbm::crossingCount<L>(); }
   void packHalo(const void* populations, const HaloBox& box, void* buffer) override {
-    executor_.parallelFor(box.nodeCount(), PackHalo<L, S>{box, grid_.extent, static_cast<const Value*>(populations),
+    queues_.halo.parallelFor(box.nodeCount(), PackHalo<L, S>{box, grid_.extent, static_cast<const Value*>(populations),
                                                           static_cast<Value*>(buffer)});
   }
   void unpackHalo(void* populations, const HaloBox& box, const void* buffer) override {
-    executor_.parallelFor(box.nodeCount(), UnpackHalo<L, S>{box, grid_, static_cast<Value*>(populations),
+    queues_.halo.parallelFor(box.nodeCount(), UnpackHalo<L, S>{box, grid_, static_cast<Value*>(populations),
                                                             static_cast<const Value*>(buffer)});
   }
   void copyFieldHalo(float* field, int components, const HaloBox& box, float* buffer, bool pack) override {
-    executor_.parallelFor(box.nodeCount(), CopyFieldHalo{box, grid_.extent, components, pack, field, buffer});
+    queues_.halo.parallelFor(box.nodeCount(), CopyFieldHalo{box, grid_.extent, components, pack, field, buffer});
   }
-  void synchronize() override { executor_.synchronize(); }
+  void copyOnHaloQueue(void* destination, const void* source, std::size_t bytes) override {
+    queues_.halo.copy(destination, source, bytes);
+  }
+  void haloAfterCompute() override { queues_.haloAfterCompute(); }
+  void computeAfterHalo() override { queues_.computeAfterHalo(); }
+  void synchronizeHalo() override { queues_.halo.synchronize(); }
+  void synchronize() override { queues_.synchronize(); }
 
 private:
   // Resident 256-thread blocks per SM the bulk kernels ask the CUDA register allocator for: the
@@ -78,30 +87,30 @@ private:
   static constexpr int kBulkBlocksPerSm = (L::Q <= 9 ? 4 : (L::Q <= 19 ? 3 : (kMrt ? 3 : 2))) +
                                           (S::kind == StorageKind::Fp16 && !kMrt ? 1 : 0);
   template <bool Odd, bool Forced, bool Csm = false>
-  void bulkStep(Value* values, const float* velocityIn = nullptr, float* velocityOut = nullptr) {
-    executor_.template parallelFor3<kBulkBlocksPerSm>(
-        grid_.extent, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, values, velocityIn, velocityOut});
+  void bulkStep(const NodeBox& box, Value* values, const float* velocityIn = nullptr, float* velocityOut = nullptr) {
+    queues_.compute.template parallelFor3<kBulkBlocksPerSm>(
+        box, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, values, velocityIn, velocityOut});
   }
   Index nodeCount() const { return grid_.extent.cellCount(); }
   GridView grid_;
   Collision collision_;
   NodeLists lists_;
-  Executor executor_;
+  Queues queues_;
 };
 
-template <class Executor, class L>
+template <class Queues, class L>
 std::unique_ptr<UniformEngine> makeEngineFor(const UniformSolverConfig& config, const NodeLists& lists) {
   return withStorage(config.storage, [&](auto storage) -> std::unique_ptr<UniformEngine> {
     using S = decltype(storage);
     if (config.collision == CollisionKind::Mrt) {
       Mrt mrt = Mrt::forLattice<L>(config.tau);
       mrt.les = config.les;
-      return std::make_unique<UniformEngineFor<L, S, Mrt, Executor>>(config, mrt, lists);
+      return std::make_unique<UniformEngineFor<L, S, Mrt, Queues>>(config, mrt, lists);
     }
     if (config.collision == CollisionKind::Trt)
-      return std::make_unique<UniformEngineFor<L, S, Trt, Executor>>(config, Trt{config.tau, config.trtMagic, config.les},
+      return std::make_unique<UniformEngineFor<L, S, Trt, Queues>>(config, Trt{config.tau, config.trtMagic, config.les},
                                                                       lists);
-    return std::make_unique<UniformEngineFor<L, S, Bgk, Executor>>(config, Bgk{config.tau, config.les}, lists);
+    return std::make_unique<UniformEngineFor<L, S, Bgk, Queues>>(config, Bgk{config.tau, config.les}, lists);
   });
 }
 

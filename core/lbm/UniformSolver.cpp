@@ -50,6 +50,36 @@ bool inGhostLayer(const UniformSolverConfig& config, const Index (&position)[3])
   }
   return false;
 }
+
+// The owned nodes (all but the ghost layers) as layers next to ghost layers, each one node thick
+// and none overlapping, and the rest.
+void splitOwnedNodes(const UniformSolverConfig& config, std::vector<NodeBox>& shell, NodeBox& interior) {
+  Index lo[3] = {0, 0, 0}, hi[3] = {config.extent.nx, config.extent.ny, config.extent.nz};
+  for (int face = 0; face < kFaceCount; ++face) {
+    if (!(config.ghostFaces & (1u << face))) continue;
+    const int axis = faceAxis(face);
+    if (face & 1)
+      --hi[axis];
+    else
+      ++lo[axis];
+  }
+  const auto box = [](const Index (&from)[3], const Index (&to)[3]) {
+    return NodeBox{{from[0], from[1], from[2]}, Extent{to[0] - from[0], to[1] - from[1], to[2] - from[2]}};
+  };
+  for (int face = 0; face < kFaceCount; ++face) {
+    const int axis = faceAxis(face);
+    if (!(config.ghostFaces & (1u << face)) || lo[axis] >= hi[axis]) continue;
+    Index layerLo[3] = {lo[0], lo[1], lo[2]}, layerHi[3] = {hi[0], hi[1], hi[2]};
+    if (face & 1) {
+      layerLo[axis] = --hi[axis];
+    } else {
+      layerHi[axis] = ++lo[axis];
+    }
+    shell.push_back(box(layerLo, layerHi));
+  }
+  for (int axis = 0; axis < 3; ++axis) hi[axis] = std::max(hi[axis], lo[axis]);
+  interior = box(lo, hi);
+}
 }  // namespace
 
 std::vector<ObstacleLink> findObstacleLinks(const UniformSolverConfig& config) {
@@ -203,6 +233,7 @@ UniformSolver::UniformSolver(const UniformSolverConfig& config, exec::Backend ba
     workingLinks_.copyFrom(obstacleLinks_.data(), obstacleLinks_.size());
     workingForces_ = exec::Buffer<double>(working, 3 * obstacleLinks_.size());
   }
+  splitOwnedNodes(config_, shell_, interior_);
   const detail::NodeLists lists{kind_.data(), boundaryNodes_.data(), boundaryCount_};
   engine_ = detail::makeEngine(backend_, config_, lists);
   const std::size_t populationBytes = n * populationCount() * storageBytes(config_.storage);
@@ -245,27 +276,31 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
 void UniformSolver::advance(Index steps) {
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
-    engine_->step(populations_.data(), odd, boundaryMoments(step_), boundaryMoments(step_ + 1), lesVelocity(step_),
-                  lesVelocity(step_ + 1));
+    void* populations = populations_.data();
+    float *velocityIn = lesVelocity(step_), *velocityOut = lesVelocity(step_ + 1);
+    for (const NodeBox& box : shell_) engine_->bulkStep(populations, odd, box, velocityIn, velocityOut);
+    engine_->boundaryStep(populations, odd, boundaryMoments(step_), boundaryMoments(step_ + 1), velocityIn, velocityOut);
+    if (haloExchange_) engine_->haloAfterCompute();
+    engine_->bulkStep(populations, odd, interior_, velocityIn, velocityOut);
     ++step_;
-    if (haloExchange_) haloExchange_(odd);
+    if (haloExchange_) {
+      haloExchange_(odd);
+      engine_->computeAfterHalo();
+    }
   }
   engine_->synchronize();
 }
 
 void UniformSolver::packHalo(const HaloBox& box, void* workingBuffer) {
   engine_->packHalo(populations_.data(), box, workingBuffer);
-  engine_->synchronize();
 }
 
 void UniformSolver::copyLesVelocityHalo(const HaloBox& box, void* workingBuffer, bool pack) {
   engine_->copyFieldHalo(lesVelocity(step_), 3, box, static_cast<float*>(workingBuffer), pack);
-  engine_->synchronize();
 }
 
 void UniformSolver::unpackHalo(const HaloBox& box, const void* workingBuffer) {
   engine_->unpackHalo(populations_.data(), box, workingBuffer);
-  engine_->synchronize();
 }
 
 const HostFields& UniformSolver::fetchFields(bool wantDensity, bool wantVelocity) {

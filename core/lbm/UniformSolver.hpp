@@ -62,15 +62,21 @@ struct NodeLists {
 // The lattice-, storage-, collision- and backend-specific part, made by a factory in one source
 // per backend and lattice (generated from UniformEngineInstance.in). Arrays are on the backend's
 // working memory; populations are in the configured storage, one array updated in place.
+// Work goes to two queues (exec::CudaQueues; one on the CPU): the steps and everything else on the
+// compute queue, the halo copies on the halo queue; calls return once the work is queued.
 class UniformEngine {
 public:
   virtual ~UniformEngine() = default;
   virtual void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments,
                           float* lesVelocity) = 0;
-  // One step of the given parity; boundary nodes read their moments from `previous` and write
-  // them to `next`. CSM: velocity fields (xyz per node) to take gradients from and to fill.
-  virtual void step(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
-                    const float* velocityIn, float* velocityOut) = 0;
+  // A step of the given parity is a bulk step over boxes that together cover the grid, in any
+  // order (each population slot is read and written by one node only), and one boundary step: the
+  // boundary nodes read their moments from `previous` and write them to `next`. CSM: velocity
+  // fields (xyz per node) to take gradients from and to fill.
+  virtual void bulkStep(void* populations, bool odd, const NodeBox& box, const float* velocityIn,
+                        float* velocityOut) = 0;
+  virtual void boundaryStep(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
+                            const float* velocityIn, float* velocityOut) = 0;
   virtual void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
                            float* velocity) = 0;
   virtual void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) = 0;
@@ -78,7 +84,11 @@ public:
   virtual void packHalo(const void* populations, const HaloBox& box, void* buffer) = 0;
   virtual void unpackHalo(void* populations, const HaloBox& box, const void* buffer) = 0;
   virtual void copyFieldHalo(float* field, int components, const HaloBox& box, float* buffer, bool pack) = 0;
-  virtual void synchronize() = 0;
+  virtual void copyOnHaloQueue(void* destination, const void* source, std::size_t bytes) = 0;
+  virtual void haloAfterCompute() = 0;  // halo work queued from now on waits for the compute work queued
+  virtual void computeAfterHalo() = 0;  // and the reverse
+  virtual void synchronizeHalo() = 0;
+  virtual void synchronize() = 0;       // both queues
 };
 template <class L>
 std::unique_ptr<UniformEngine> makeCpuEngineFor(const UniformSolverConfig& config, const NodeLists& lists);
@@ -111,11 +121,14 @@ public:
   const std::vector<ObstacleLink>& obstacleLinks() const { return obstacleLinks_; }
   std::vector<double> obstacleForcePerNode();
 
-  // The halo exchange of a piece (parallel/DistributedSolver.cpp) runs after every step: `exchange`
-  // is called with whether that step was odd.
-  void setHaloExchange(std::function<void(bool afterOddStep)> exchange) { haloExchange_ = std::move(exchange); }
+  // The halo exchange of a piece (parallel/DistributedSolver.cpp) runs in every step, once the
+  // nodes next to the ghost layers (the shell) have been updated and while the others (the
+  // interior) are: `exchange` is called with whether the step is odd, after the step counter has
+  // moved on. It queues its copies on the halo queue (below) and waits for them where it must; the
+  // next step waits for everything it queued.
+  void setHaloExchange(std::function<void(bool oddStep)> exchange) { haloExchange_ = std::move(exchange); }
   // Bytes of a box's crossing populations; copies between the populations and a buffer in the
-  // solver's working memory (finished when the call returns).
+  // solver's working memory, queued on the halo queue.
   std::size_t haloBytes(const HaloBox& box) const {
     return static_cast<std::size_t>(box.nodeCount()) * engine_->crossingCount() * storageBytes(config_.storage);
   }
@@ -124,9 +137,19 @@ public:
   // CSM: the velocity field the next step takes gradients from (3 floats a node), box <-> buffer.
   bool hasLesVelocity() const { return lesVelocity_.size() > 0; }
   std::size_t lesVelocityHaloBytes(const HaloBox& box) const {
-    return static_cast<std::size_t>(box.nodeCount()) * 3 * sizeof(float);
+    return hasLesVelocity() ? static_cast<std::size_t>(box.nodeCount()) * 3 * sizeof(float) : 0;
   }
   void copyLesVelocityHalo(const HaloBox& box, void* workingBuffer, bool pack);
+  // A copy between any two memories (working, pinned staging, a peer's device memory), queued on
+  // the halo queue; and waiting until the halo queue has done all it was given.
+  void copyOnHaloQueue(void* destination, const void* source, std::size_t bytes) {
+    engine_->copyOnHaloQueue(destination, source, bytes);
+  }
+  void synchronizeHalo() { engine_->synchronizeHalo(); }
+  // The boxes a step updates before the halo exchange starts (next to the ghost layers) and the
+  // one it updates while halos travel; without ghost layers, the whole grid is the interior.
+  const std::vector<NodeBox>& shellBoxes() const { return shell_; }
+  const NodeBox& interiorBox() const { return interior_; }
 
   Index step() const { return step_; }
   exec::Backend backend() const { return backend_; }
@@ -159,6 +182,8 @@ private:
   exec::Buffer<ObstacleLink> workingLinks_;
   exec::Buffer<double> workingForces_;
   std::function<void(bool)> haloExchange_;
+  std::vector<NodeBox> shell_;
+  NodeBox interior_;
   Index step_ = 0;
 };
 

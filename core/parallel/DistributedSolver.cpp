@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 #ifdef _OPENMP
@@ -23,10 +25,11 @@ void check(int status, const char* call) {
 }
 
 // This rank's place among the ranks of its host, and how many they are: ranks of a host share its
-// GPUs round-robin, and its cores.
+// GPUs round-robin, and its cores. `hostOfRank`: for every rank, the lowest rank on its host.
 struct HostPlace {
   int rank = 0;
   int ranks = 1;
+  std::vector<int> hostOfRank;
 };
 HostPlace placeOnHost(MPI_Comm communicator) {
   MPI_Comm host;
@@ -34,7 +37,14 @@ HostPlace placeOnHost(MPI_Comm communicator) {
   HostPlace place;
   MPI_Comm_rank(host, &place.rank);
   MPI_Comm_size(host, &place.ranks);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(communicator, &rank);
+  MPI_Comm_size(communicator, &ranks);
+  int lowest = rank;
+  check(MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, host), "MPI_Allreduce");
   MPI_Comm_free(&host);
+  place.hostOfRank.resize(ranks);
+  check(MPI_Allgather(&lowest, 1, MPI_INT, place.hostOfRank.data(), 1, MPI_INT, communicator), "MPI_Allgather");
   return place;
 }
 
@@ -95,8 +105,18 @@ struct ContiguousType {
   ContiguousType& operator=(const ContiguousType&) = delete;
 };
 
-void reserve(exec::Buffer<unsigned char>& buffer, exec::MemorySpace space, std::size_t bytes) {
-  if (buffer.size() < bytes) buffer = exec::Buffer<unsigned char>(space, bytes);
+// Whether ranks of a host copy halos into each other's GPU memory (CUDA IPC); OCTOFLOW_CUDA_IPC=0
+// sends them through MPI instead.
+bool cudaIpcWanted() {
+  const char* setting = std::getenv("OCTOFLOW_CUDA_IPC");
+  return !(setting && std::string(setting) == "0");
+}
+
+// Whether every rank says yes (collective).
+bool everyRank(MPI_Comm communicator, bool yes) {
+  int mine = yes ? 1 : 0, all = 0;
+  check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, communicator), "MPI_Allreduce");
+  return all == 1;
 }
 }  // namespace
 
@@ -129,12 +149,89 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
     shareCores(host);
   local_ = std::make_unique<lbm::UniformSolver>(pieceConfig(whole_, piece_), backend_);
   deviceBuffersToMpi_ = backend_ == exec::Backend::Cuda && gpuAwareMpi();
-  if (ranks_ > 1) local_->setHaloExchange([this](bool afterOddStep) { exchange(afterOddStep); });
+  if (ranks_ == 1) return;
+  // Every buffer is made here, at its largest: none is reallocated while copies are queued.
+  for (int axis = 0; axis < 3; ++axis)
+    for (int sign : {1, -1})
+      for (bool pull : {true, false})
+        for (bool sending : {true, false})
+          messageCapacity_ = std::max(messageCapacity_, message(axis, sign, pull, sending).bytes());
+  const exec::MemorySpace working = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
+  for (int side = 0; side < 2; ++side) {
+    sendWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
+    receiveWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
+  }
+  if (backend_ == exec::Backend::Cuda) connectPeers(host.hostOfRank);
+  if (working != staging && !deviceBuffersToMpi_ && !peersConnected_)
+    for (int side = 0; side < 2; ++side) {
+      sendStaging_[side] = exec::Buffer<unsigned char>(staging, messageCapacity_);
+      receiveStaging_[side] = exec::Buffer<unsigned char>(staging, messageCapacity_);
+    }
+  local_->setHaloExchange([this](bool oddStep) { exchange(oddStep); });
 }
 
 DistributedSolver::~DistributedSolver() {
+  if (local_) local_->synchronizeHalo();
+  disconnectPeers();
+  // A neighbour frees the memory this rank had open only once every rank has closed its mappings
+  // (not when unwinding from an error: the caller aborts every rank then).
+  if (peersConnected_ && std::uncaught_exceptions() == 0) MPI_Barrier(communicator_);
   local_.reset();
   if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
+}
+
+const char* DistributedSolver::haloPath() const {
+  if (backend_ != exec::Backend::Cuda) return "host";
+  if (peersConnected_) return "CUDA IPC";
+  return deviceBuffersToMpi_ ? "CUDA-aware MPI" : "pinned staging";
+}
+
+void DistributedSolver::connectPeers(const std::vector<int>& hostOfRank) {
+  bool possible = cudaIpcWanted();
+  for (int axis = 0; axis < 3; ++axis)
+    for (int neighbour : neighbour_[axis])
+      if (piece_.dims[axis] > 1 && neighbour != MPI_PROC_NULL && hostOfRank[neighbour] != hostOfRank[rank_])
+        possible = false;
+  if (!everyRank(communicator_, possible)) return;
+  // Messages of side s come from neighbour_[axis][1 - s] into peerInbox_[axis][s]; this rank's
+  // messages of side s go to neighbour_[axis][s], into the inbox that neighbour made for side s.
+  struct Address {
+    exec::IpcHandle handle;
+    std::uint64_t oddOffset;
+  };
+  bool opened = true;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (piece_.dims[axis] == 1) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int to = neighbour_[axis][side], from = neighbour_[axis][1 - side];
+      Address mine{}, theirs{};
+      if (from != MPI_PROC_NULL) {
+        peerInbox_[axis][side] = exec::Buffer<unsigned char>(exec::MemorySpace::Device, 2 * messageCapacity_);
+        mine = Address{exec::exportDeviceMemory(peerInbox_[axis][side].data()), messageCapacity_};
+      }
+      check(MPI_Sendrecv(&mine, sizeof(Address), MPI_BYTE, from, 20 + 2 * axis + side, &theirs, sizeof(Address),
+                         MPI_BYTE, to, 20 + 2 * axis + side, communicator_, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+      if (to == MPI_PROC_NULL) continue;
+      neighbourInbox_[axis][side] = static_cast<unsigned char*>(exec::openPeerDeviceMemory(theirs.handle));
+      neighbourOddOffset_[axis][side] = static_cast<std::size_t>(theirs.oddOffset);
+      opened = opened && neighbourInbox_[axis][side] != nullptr;
+    }
+  }
+  peersConnected_ = everyRank(communicator_, opened);
+  if (peersConnected_) return;
+  disconnectPeers();
+  MPI_Barrier(communicator_);  // every mapping is closed before an inbox goes
+  for (auto& inboxes : peerInbox_)
+    for (auto& inbox : inboxes) inbox = exec::Buffer<unsigned char>();
+}
+
+void DistributedSolver::disconnectPeers() noexcept {
+  for (auto& inboxes : neighbourInbox_)
+    for (unsigned char*& inbox : inboxes) {
+      exec::closePeerDeviceMemory(inbox);
+      inbox = nullptr;
+    }
 }
 
 Piece DistributedSolver::pieceOf(int rank) const {
@@ -174,58 +271,71 @@ lbm::HaloBox DistributedSolver::haloBox(int axis, int sign, bool pull, bool send
   return box;
 }
 
-void DistributedSolver::transfer(int axis, int sign, int tag, std::size_t sendBytes, std::size_t receiveBytes,
-                                 const std::function<void(void*)>& pack, const std::function<void(const void*)>& unpack) {
-  const int to = neighbour_[axis][sign > 0 ? 1 : 0], from = neighbour_[axis][sign > 0 ? 0 : 1];
-  if (to == MPI_PROC_NULL) sendBytes = 0;
-  if (from == MPI_PROC_NULL) receiveBytes = 0;
-  if (sendBytes > INT_MAX || receiveBytes > INT_MAX) throw Error("halo exchange: a face holds over 2 GiB");
-  const exec::MemorySpace working = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
-  const bool staged = working != staging && !deviceBuffersToMpi_;
-  reserve(sendWorking_, working, sendBytes);
-  reserve(receiveWorking_, working, receiveBytes);
-  if (staged) {
-    reserve(sendStaging_, staging, sendBytes);
-    reserve(receiveStaging_, staging, receiveBytes);
-  }
-  unsigned char* sendHost = staged ? sendStaging_.data() : sendWorking_.data();
-  unsigned char* receiveHost = staged ? receiveStaging_.data() : receiveWorking_.data();
-  if (sendBytes > 0) {
-    pack(sendWorking_.data());
-    if (staged) exec::copyBytes(sendHost, sendWorking_.data(), sendBytes);
-  }
-  check(MPI_Sendrecv(sendHost, static_cast<int>(sendBytes), MPI_BYTE, to, tag, receiveHost,
-                     static_cast<int>(receiveBytes), MPI_BYTE, from, tag, communicator_, MPI_STATUS_IGNORE),
-        "MPI_Sendrecv");
-  if (receiveBytes > 0) {
-    if (staged) exec::copyBytes(receiveWorking_.data(), receiveHost, receiveBytes);
-    unpack(receiveWorking_.data());
-  }
+DistributedSolver::Message DistributedSolver::message(int axis, int sign, bool pull, bool sending) const {
+  Message m;
+  m.populations = haloBox(axis, sign, pull, sending);
+  m.populationBytes = local_->haloBytes(m.populations);
+  // CSM: the velocity of the owned layer goes to the neighbour's ghost layer in every step (the
+  // gradient needs the six axis neighbours only).
+  m.velocity = haloBox(axis, sign, true, sending);
+  m.velocityBytes = local_->lesVelocityHaloBytes(m.velocity);
+  return m;
 }
 
-void DistributedSolver::exchange(bool afterOddStep) {
-  const bool pull = !afterOddStep;
-  for (int axis = 0; axis < 3; ++axis) {
-    if (piece_.dims[axis] == 1) continue;
-    for (int sign : {1, -1}) {
-      const lbm::HaloBox send = haloBox(axis, sign, pull, true), receive = haloBox(axis, sign, pull, false);
-      transfer(axis, sign, 2 * axis + (sign > 0 ? 1 : 0), local_->haloBytes(send), local_->haloBytes(receive),
-               [&](void* buffer) { local_->packHalo(send, buffer); },
-               [&](const void* buffer) { local_->unpackHalo(receive, buffer); });
-    }
+void DistributedSolver::exchange(bool oddStep) {
+  parity_ = oddStep ? 1 : 0;
+  for (int axis = 0; axis < 3; ++axis)
+    if (piece_.dims[axis] > 1) exchangeAxis(axis, !oddStep);
+}
+
+// Both directions of an axis: pack the two messages, start them on their way, wait until they
+// have left (and, between GPUs of a host, landed), hear from the neighbours that theirs have, and
+// queue the unpacking.
+void DistributedSolver::exchangeAxis(int axis, bool pull) {
+  std::array<Message, 2> out, in;
+  std::array<std::size_t, 2> sendBytes{}, receiveBytes{};
+  for (int side = 0; side < 2; ++side) {
+    const int sign = side ? 1 : -1;
+    out[side] = message(axis, sign, pull, true);
+    in[side] = message(axis, sign, pull, false);
+    if (neighbour_[axis][side] != MPI_PROC_NULL) sendBytes[side] = out[side].bytes();
+    if (neighbour_[axis][1 - side] != MPI_PROC_NULL) receiveBytes[side] = in[side].bytes();
+    if (sendBytes[side] > INT_MAX || receiveBytes[side] > INT_MAX) throw Error("halo exchange: a face holds over 2 GiB");
   }
-  // CSM: the velocity field the next step differentiates, owned layer -> neighbour's ghost layer
-  // (the gradient needs the six axis neighbours only).
-  if (!local_->hasLesVelocity()) return;
-  for (int axis = 0; axis < 3; ++axis) {
-    if (piece_.dims[axis] == 1) continue;
-    for (int sign : {1, -1}) {
-      const lbm::HaloBox send = haloBox(axis, sign, true, true), receive = haloBox(axis, sign, true, false);
-      transfer(axis, sign, 8 + 2 * axis + (sign > 0 ? 1 : 0), local_->lesVelocityHaloBytes(send),
-               local_->lesVelocityHaloBytes(receive),
-               [&](void* buffer) { local_->copyLesVelocityHalo(send, buffer, true); },
-               [&](const void* buffer) { local_->copyLesVelocityHalo(receive, const_cast<void*>(buffer), false); });
-    }
+  const bool staged = sendStaging_[0].size() > 0;
+  for (int side = 0; side < 2; ++side) {
+    if (sendBytes[side] == 0) continue;
+    unsigned char* packed = sendWorking_[side].data();
+    local_->packHalo(out[side].populations, packed);
+    if (out[side].velocityBytes) local_->copyLesVelocityHalo(out[side].velocity, packed + out[side].populationBytes, true);
+    if (peersConnected_)
+      local_->copyOnHaloQueue(neighbourInbox_[axis][side] + parity_ * neighbourOddOffset_[axis][side], packed,
+                              sendBytes[side]);
+    else if (staged)
+      local_->copyOnHaloQueue(sendStaging_[side].data(), packed, sendBytes[side]);
+  }
+  local_->synchronizeHalo();
+  for (int side = 0; side < 2; ++side) {
+    const int tag = 2 * axis + side;
+    // Between GPUs of a host the message is already there: an empty one says so.
+    const int sending = peersConnected_ ? 0 : static_cast<int>(sendBytes[side]);
+    const int receiving = peersConnected_ ? 0 : static_cast<int>(receiveBytes[side]);
+    void* sendFrom = staged ? sendStaging_[side].data() : sendWorking_[side].data();
+    void* receiveInto = staged ? receiveStaging_[side].data() : receiveWorking_[side].data();
+    check(MPI_Sendrecv(sendFrom, sending, MPI_BYTE, neighbour_[axis][side], tag, receiveInto, receiving, MPI_BYTE,
+                       neighbour_[axis][1 - side], tag, communicator_, MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+  }
+  for (int side = 0; side < 2; ++side) {
+    if (receiveBytes[side] == 0) continue;
+    unsigned char* arrived = receiveWorking_[side].data();
+    if (peersConnected_)
+      arrived = peerInbox_[axis][side].data() + parity_ * messageCapacity_;
+    else if (staged)
+      local_->copyOnHaloQueue(arrived, receiveStaging_[side].data(), receiveBytes[side]);
+    local_->unpackHalo(in[side].populations, arrived);
+    if (in[side].velocityBytes)
+      local_->copyLesVelocityHalo(in[side].velocity, arrived + in[side].populationBytes, false);
   }
 }
 

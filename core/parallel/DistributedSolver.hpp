@@ -1,10 +1,14 @@
 #pragma once
 // The uniform LBM solver over MPI ranks: each rank runs a UniformSolver on its piece of the whole
-// grid (parallel/Decomposition.hpp) and, after every step, exchanges with its neighbours exactly
-// the populations that cross their shared faces (lbm/Halo.hpp). Axes are exchanged one after the
-// other, so populations bound for an edge or corner neighbour travel in two or three hops.
-// Device buffers go to MPI directly when it is CUDA-aware, else through pinned host buffers. Every rank computes every node exactly as
-// one rank would: results are bit-identical whatever the number of ranks.
+// grid (parallel/Decomposition.hpp) and, in every step, exchanges with its neighbours exactly the
+// populations that cross their shared faces (lbm/Halo.hpp), both directions of an axis at once,
+// while the interior of the piece is updated (the nodes next to the cuts go first). Axes are
+// exchanged one after the other, so populations bound for an edge or corner neighbour travel in
+// two or three hops. How the bytes travel between GPUs: ranks of one host copy straight into each
+// other's device memory (CUDA IPC, over NVLink where there is one) and only tell each other over
+// MPI that a copy has landed; across hosts, device buffers go to MPI when it is CUDA-aware, else
+// through pinned host buffers. Every rank computes every node exactly as one rank would: results
+// are bit-identical whatever the number of ranks.
 #include <mpi.h>
 
 #include <array>
@@ -35,10 +39,9 @@ public:
   const lbm::UniformSolver& local() const { return *local_; }
   Index nodeCount() const { return whole_.extent.cellCount(); }
   const Extent& extent() const { return whole_.extent; }
-  // How halos travel: "host" (CPU ranks), "device" (CUDA-aware MPI) or "pinned staging".
-  const char* haloPath() const {
-    return backend_ != exec::Backend::Cuda ? "host" : (deviceBuffersToMpi_ ? "device" : "pinned staging");
-  }
+  // How halos travel: "host" (CPU ranks), "CUDA IPC" (device to device within a host),
+  // "CUDA-aware MPI" or "pinned staging".
+  const char* haloPath() const;
 
   // Collective. The whole grid's fields on rank 0 (other ranks get empty buffers).
   const lbm::HostFields& fetchFields(bool wantDensity, bool wantVelocity);
@@ -50,11 +53,20 @@ public:
   std::array<double, 3> obstacleForce();
 
 private:
-  void exchange(bool afterOddStep);
-  // One message each way along an axis: to the neighbour on side `sign`, from the one on -sign.
-  void transfer(int axis, int sign, int tag, std::size_t sendBytes, std::size_t receiveBytes,
-                const std::function<void(void*)>& pack, const std::function<void(const void*)>& unpack);
+  // What one message along an axis carries: the crossing populations of a layer of nodes and,
+  // with CSM, the velocity of a layer (the next step's gradients).
+  struct Message {
+    lbm::HaloBox populations, velocity;
+    std::size_t populationBytes = 0, velocityBytes = 0;
+    std::size_t bytes() const { return populationBytes + velocityBytes; }
+  };
+  Message message(int axis, int sign, bool pull, bool sending) const;
   lbm::HaloBox haloBox(int axis, int sign, bool pull, bool sending) const;
+  void exchange(bool oddStep);
+  void exchangeAxis(int axis, bool pull);
+  // CUDA IPC between this rank and its neighbours when all ranks can (collective).
+  void connectPeers(const std::vector<int>& hostOfRank);
+  void disconnectPeers() noexcept;
   Piece pieceOf(int rank) const;
   // Gathers `perNode` values of every owned node (node order within the piece) to rank 0 and
   // places them in `whole` (nodeCount * perNode values, node-major); `whole` untouched elsewhere.
@@ -68,8 +80,18 @@ private:
   std::array<std::array<int, 2>, 3> neighbour_{};  // [axis][0: below, 1: above], MPI_PROC_NULL when none
   std::unique_ptr<lbm::UniformSolver> local_;
   bool deviceBuffersToMpi_ = false;
-  exec::Buffer<unsigned char> sendWorking_, receiveWorking_;  // the solver's memory
-  exec::Buffer<unsigned char> sendStaging_, receiveStaging_;  // host (pinned for CUDA)
+  bool peersConnected_ = false;
+  std::size_t messageCapacity_ = 0;  // bytes of the largest message this rank sends or receives
+  // Per side of an axis (0: messages travelling down, 1: up): packed messages in the solver's
+  // memory, host copies of them (pinned staging), and what arrives.
+  std::array<exec::Buffer<unsigned char>, 2> sendWorking_, receiveWorking_, sendStaging_, receiveStaging_;
+  // CUDA IPC, per axis and side: where the neighbour copies its messages into this rank's memory
+  // (two halves: even and odd steps, so that a copy never lands on a message still being
+  // unpacked), and the neighbour's such memory, mapped here, with the byte offset of its odd half.
+  std::array<std::array<exec::Buffer<unsigned char>, 2>, 3> peerInbox_;
+  std::array<std::array<unsigned char*, 2>, 3> neighbourInbox_{};
+  std::array<std::array<std::size_t, 2>, 3> neighbourOddOffset_{};
+  int parity_ = 0;  // of the step whose halos are being exchanged
   lbm::HostFields fields_;
 };
 

@@ -1,4 +1,7 @@
 #pragma once
+#include <cstddef>
+#include <cstring>
+
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
 
@@ -17,12 +20,29 @@ struct CpuExecutor {
   // function(i, j, k) for every node of the extent, x fastest (MinBlocksPerSm: a CUDA hint).
   template <int MinBlocksPerSm = 1, class F>
   void parallelFor3(const Extent& extent, const F& function) const {
+    parallelFor3<MinBlocksPerSm>(NodeBox::of(extent), function);
+  }
+  // The same over a box of nodes of a larger grid: function(lo + (i, j, k)).
+  template <int MinBlocksPerSm = 1, class F>
+  void parallelFor3(const NodeBox& box, const F& function) const {
+    const Extent& extent = box.size;
 #pragma omp parallel for collapse(2) schedule(static)
     for (Index k = 0; k < extent.nz; ++k)
       for (Index j = 0; j < extent.ny; ++j)
-        for (Index i = 0; i < extent.nx; ++i) function(i, j, k);
+        for (Index i = 0; i < extent.nx; ++i) function(box.lo[0] + i, box.lo[1] + j, box.lo[2] + k);
+  }
+  void copy(void* destination, const void* source, std::size_t bytes) const {
+    if (bytes > 0) std::memcpy(destination, source, bytes);
   }
   void synchronize() const {}
+};
+
+// The CPU runs everything in call order: one queue under two names (see CudaQueues).
+struct CpuQueues {
+  CpuExecutor compute, halo;
+  void haloAfterCompute() {}
+  void computeAfterHalo() {}
+  void synchronize() {}
 };
 
 }  // namespace octoflow::exec

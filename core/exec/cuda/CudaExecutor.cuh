@@ -2,6 +2,8 @@
 // CUDA execution of a point-wise functor: one kernel launch, one thread per index.
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
 #include "exec/cuda/CudaCheck.hpp"
@@ -18,10 +20,11 @@ __global__ void parallelForKernel(Index count, F function) {
 constexpr int kBlock3 = 256;
 
 template <int MinBlocksPerSm, class F>
-__global__ void __launch_bounds__(kBlock3, MinBlocksPerSm) parallelFor3Kernel(Extent extent, F function) {
+__global__ void __launch_bounds__(kBlock3, MinBlocksPerSm) parallelFor3Kernel(NodeBox box, F function) {
   const Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   const Index j = static_cast<Index>(blockIdx.y) * blockDim.y + threadIdx.y;
-  if (i < extent.nx && j < extent.ny) function(i, j, static_cast<Index>(blockIdx.z));
+  if (i < box.size.nx && j < box.size.ny)
+    function(box.lo[0] + i, box.lo[1] + j, box.lo[2] + static_cast<Index>(blockIdx.z));
 }
 }  // namespace detail
 
@@ -43,6 +46,12 @@ struct CudaExecutor {
   // registers a thread, 3: 85, 4: 64): memory-bound kernels need the threads in flight.
   template <int MinBlocksPerSm = 1, class F>
   void parallelFor3(const Extent& extent, const F& function) const {
+    parallelFor3<MinBlocksPerSm>(NodeBox::of(extent), function);
+  }
+  // The same over a box of nodes of a larger grid: function(lo + (i, j, k)).
+  template <int MinBlocksPerSm = 1, class F>
+  void parallelFor3(const NodeBox& box, const F& function) const {
+    const Extent& extent = box.size;
     if (extent.cellCount() <= 0) return;
     constexpr Index blockSize = detail::kBlock3;
     const Index x = extent.nx >= blockSize ? blockSize : (extent.nx + 31) / 32 * 32;
@@ -53,10 +62,56 @@ struct CudaExecutor {
     if (blocksY > 65535 || extent.nz > 65535) throw Error("CUDA launch: the grid's y or z size exceeds 65535 blocks");
     const dim3 grid(static_cast<unsigned>((extent.nx + x - 1) / x), static_cast<unsigned>(blocksY),
                     static_cast<unsigned>(extent.nz));
-    detail::parallelFor3Kernel<MinBlocksPerSm><<<grid, block, 0, stream>>>(extent, function);
+    detail::parallelFor3Kernel<MinBlocksPerSm><<<grid, block, 0, stream>>>(box, function);
     OCTO_CUDA_CHECK(cudaGetLastError());
   }
+  // Copies between any two memories (device, pinned host, a peer's device memory opened over CUDA
+  // IPC), in order with the stream's kernels.
+  void copy(void* destination, const void* source, std::size_t bytes) const {
+    if (bytes > 0) OCTO_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream));
+  }
   void synchronize() const { OCTO_CUDA_CHECK(cudaStreamSynchronize(stream)); }
+};
+
+// The two queues of a solver's device work. `compute` is the default stream, so that every other
+// use of the device (blocking copies of fields, initialisation) stays in order with the steps;
+// `halo` is a non-blocking stream of the highest priority: halo packing and copies run beside a
+// step's interior kernel, their blocks scheduled first as SMs free up.
+class CudaQueues {
+public:
+  CudaExecutor compute, halo;
+
+  CudaQueues() {
+    int least = 0, greatest = 0;
+    OCTO_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    OCTO_CUDA_CHECK(cudaStreamCreateWithPriority(&halo.stream, cudaStreamNonBlocking, greatest));
+    OCTO_CUDA_CHECK(cudaEventCreateWithFlags(&computeMark_, cudaEventDisableTiming));
+    OCTO_CUDA_CHECK(cudaEventCreateWithFlags(&haloMark_, cudaEventDisableTiming));
+  }
+  ~CudaQueues() {
+    cudaStreamSynchronize(halo.stream);
+    cudaEventDestroy(haloMark_);
+    cudaEventDestroy(computeMark_);
+    cudaStreamDestroy(halo.stream);
+  }
+  CudaQueues(const CudaQueues&) = delete;
+  CudaQueues& operator=(const CudaQueues&) = delete;
+
+  // Work queued on `halo` from now on starts after the work queued on `compute` so far.
+  void haloAfterCompute() { order(compute, computeMark_, halo); }
+  // Work queued on `compute` from now on starts after the work queued on `halo` so far.
+  void computeAfterHalo() { order(halo, haloMark_, compute); }
+  void synchronize() {
+    halo.synchronize();
+    compute.synchronize();
+  }
+
+private:
+  static void order(const CudaExecutor& first, cudaEvent_t mark, const CudaExecutor& then) {
+    OCTO_CUDA_CHECK(cudaEventRecord(mark, first.stream));
+    OCTO_CUDA_CHECK(cudaStreamWaitEvent(then.stream, mark, 0));
+  }
+  cudaEvent_t computeMark_ = nullptr, haloMark_ = nullptr;
 };
 
 }  // namespace octoflow::exec
