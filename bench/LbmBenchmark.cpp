@@ -141,17 +141,17 @@ std::string formatText(const LbmBenchmarkResult& r) {
 }
 
 std::string formatJson(const LbmBenchmarkResult& r) {
-  char text[800];
+  char text[900];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", \"les\": \"%s\", "
                 "\"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
-                "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s}\n",
+                "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s, \"halos\": \"%s\"}\n",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy, r.ranks,
-                r.weak ? "true" : "false");
+                r.weak ? "true" : "false", r.ranks > 1 ? r.halo.c_str() : "none");
   return text;
 }
 

@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 {
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.memory --format=csv
+  nvidia-smi topo -m
   nvcc --version | tail -1
   cmake --version | head -1
 } > "$logs/machine.txt" 2>&1
@@ -40,18 +41,29 @@ cat "$logs/info.txt"
     done
     build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --collision mrt --les smagorinsky --json
   done
+  for lattice in D3Q19 D3Q27; do
+    build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --les csm --json
+    build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --collision mrt --les csm --json
+  done
   build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256
 } > "$logs/bench.txt" 2>&1
 cat "$logs/bench.txt"
 # Scaling over the GPUs of one host (MPI ranks, one GPU each): weak (256^3 per GPU) and strong
-# (one 256^3 box cut over the GPUs), D3Q19 BGK FP32.
+# (one 256^3 or 384^3 box cut over the GPUs), D3Q19 BGK FP32; halos over CUDA IPC, and through
+# MPI with pinned staging for comparison.
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 if [ "$mpi" = ON ] && [ "$gpus" -ge 2 ]; then
+  bench="build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --json"
   {
     for ranks in 1 $gpus; do
-      mpirun --oversubscribe -np $ranks build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256 --weak --json
-      mpirun --oversubscribe -np $ranks build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256 --json
+      mpirun --oversubscribe -np $ranks $bench --size 256 --weak
+      mpirun --oversubscribe -np $ranks $bench --size 256
+      mpirun --oversubscribe -np $ranks $bench --size 384
     done
+    mpirun --oversubscribe -np $gpus -x OCTOFLOW_CUDA_IPC=0 $bench --size 256 --weak
+    mpirun --oversubscribe -np $gpus -x OCTOFLOW_CUDA_IPC=0 $bench --size 256
+    mpirun --oversubscribe -np $gpus $bench --size 256 --weak --les csm
+    mpirun --oversubscribe -np 1 $bench --size 256 --weak --les csm
   } > "$logs/scaling.txt" 2>&1
   cat "$logs/scaling.txt"
 fi
