@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
+#include <type_traits>
 
 #include "exec/CopyBandwidth.hpp"
 #include "lbm/UniformSolver.hpp"
@@ -30,8 +32,9 @@ int worldRanks() {
 
 // Warm-up, then a timed run of about a second (unless told); every rank steps alike and the
 // clock stops when the slowest is done.
-template <class Solver>
-void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& result) {
+// `haloTimes` reads the solver's halo exchange times (DistributedSolver::HaloTimes), if any.
+template <class Solver, class HaloTimes = std::nullptr_t>
+void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& result, HaloTimes haloTimes = nullptr) {
   const auto barrier = [] {
 #if OCTOFLOW_HAVE_MPI
     MPI_Barrier(MPI_COMM_WORLD);
@@ -49,7 +52,16 @@ void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& res
 #endif
   barrier();
   start = std::chrono::steady_clock::now();
-  solver.advance(steps);
+  if constexpr (!std::is_same_v<HaloTimes, std::nullptr_t>) {
+    const auto before = haloTimes();
+    solver.advance(steps);
+    const auto after = haloTimes();
+    result.haloSecondsPerStep = (after.total - before.total) / steps;
+    result.haloWaitSecondsPerStep = (after.waitingForCopies - before.waitingForCopies) / steps;
+    result.haloMpiSecondsPerStep = (after.inMpi - before.inMpi) / steps;
+  } else {
+    solver.advance(steps);
+  }
   barrier();
   result.seconds = secondsSince(start);
 #if OCTOFLOW_HAVE_MPI
@@ -115,7 +127,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
     result.report = timed.rank() == 0;
     result.halo = timed.haloPath();
     measureCopy();
-    timeSteps(timed, options.steps, result);
+    timeSteps(timed, options.steps, result, [&] { return timed.haloTimes(); });
 #endif
   }
   result.mlups = static_cast<double>(config.extent.cellCount()) * result.steps / result.seconds / 1e6;
@@ -128,30 +140,37 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
 std::string formatText(const LbmBenchmarkResult& r) {
   const std::string scaling =
       r.ranks > 1 ? std::string(r.weak ? " (weak" : " (strong") + ", halos: " + r.halo + ")" : std::string();
-  char text[720];
+  char haloTimes[200] = "";
+  if (r.ranks > 1)
+    std::snprintf(haloTimes, sizeof haloTimes,
+                  "  halo exchange on rank 0: %.1f us a step of host time (%.1f waiting for packing and copies, %.1f in MPI)\n",
+                  1e6 * r.haloSecondsPerStep, 1e6 * r.haloWaitSecondsPerStep, 1e6 * r.haloMpiSecondsPerStep);
+  char text[920];
   std::snprintf(text, sizeof text,
                 "octoflow bench lbm: %s %s %s les=%s on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
                 "  %.1f MLUPS, %.0f B/update -> %.1f GB/s effective\n"
-                "  copy bandwidth (same process, all ranks) %.1f GB/s -> %.1f %% of the copy roofline\n",
+                "  copy bandwidth (same process, all ranks) %.1f GB/s -> %.1f %% of the copy roofline\n%s",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.device.c_str(), r.backend.c_str(), r.ranks,
                 scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.ranks * r.copyBytesPerSecond / 1e9,
-                100.0 * r.fractionOfCopy);
+                100.0 * r.fractionOfCopy, haloTimes);
   return text;
 }
 
 std::string formatJson(const LbmBenchmarkResult& r) {
-  char text[900];
+  char text[1100];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", \"les\": \"%s\", "
                 "\"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
-                "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s, \"halos\": \"%s\"}\n",
+                "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s, \"halos\": \"%s\", "
+                "\"halo_us_per_step\": %.1f, \"halo_wait_us_per_step\": %.1f, \"halo_mpi_us_per_step\": %.1f}\n",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy, r.ranks,
-                r.weak ? "true" : "false", r.ranks > 1 ? r.halo.c_str() : "none");
+                r.weak ? "true" : "false", r.ranks > 1 ? r.halo.c_str() : "none", 1e6 * r.haloSecondsPerStep,
+                1e6 * r.haloWaitSecondsPerStep, 1e6 * r.haloMpiSecondsPerStep);
   return text;
 }
 

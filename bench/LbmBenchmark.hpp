@@ -41,6 +41,9 @@ struct LbmBenchmarkResult {
   bool weak = false;
   bool report = true;                 // false on MPI ranks other than 0
   std::string halo;                   // how halos travel between ranks (DistributedSolver::haloPath)
+  // Rank 0's host time a step in the halo exchange of the timed run: in all, waiting for its
+  // packing and copies, in MPI calls.
+  double haloSecondsPerStep = 0.0, haloWaitSecondsPerStep = 0.0, haloMpiSecondsPerStep = 0.0;
 };
 
 LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options);

@@ -1,6 +1,7 @@
 #include "parallel/DistributedSolver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -111,6 +112,9 @@ bool cudaIpcWanted() {
   const char* setting = std::getenv("OCTOFLOW_CUDA_IPC");
   return !(setting && std::string(setting) == "0");
 }
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Whether every rank says yes (collective).
 bool everyRank(MPI_Comm communicator, bool yes) {
@@ -283,9 +287,12 @@ DistributedSolver::Message DistributedSolver::message(int axis, int sign, bool p
 }
 
 void DistributedSolver::exchange(bool oddStep) {
+  const auto start = Clock::now();
   parity_ = oddStep ? 1 : 0;
   for (int axis = 0; axis < 3; ++axis)
     if (piece_.dims[axis] > 1) exchangeAxis(axis, !oddStep);
+  haloTimes_.total += secondsSince(start);
+  ++haloTimes_.exchanges;
 }
 
 // Both directions of an axis: pack the two messages, start them on their way, wait until they
@@ -314,7 +321,10 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     else if (staged)
       local_->copyOnHaloQueue(sendStaging_[side].data(), packed, sendBytes[side]);
   }
+  auto start = Clock::now();
   local_->synchronizeHalo();
+  haloTimes_.waitingForCopies += secondsSince(start);
+  start = Clock::now();
   for (int side = 0; side < 2; ++side) {
     const int tag = 2 * axis + side;
     // Between GPUs of a host the message is already there: an empty one says so.
@@ -326,6 +336,7 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
                        neighbour_[axis][1 - side], tag, communicator_, MPI_STATUS_IGNORE),
           "MPI_Sendrecv");
   }
+  haloTimes_.inMpi += secondsSince(start);
   for (int side = 0; side < 2; ++side) {
     if (receiveBytes[side] == 0) continue;
     unsigned char* arrived = receiveWorking_[side].data();

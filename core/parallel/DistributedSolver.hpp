@@ -42,6 +42,13 @@ public:
   // How halos travel: "host" (CPU ranks), "CUDA IPC" (device to device within a host),
   // "CUDA-aware MPI" or "pinned staging".
   const char* haloPath() const;
+  // Host time spent in halo exchanges so far: in all, waiting for packing and copies to finish,
+  // and in MPI calls; and how many exchanges (one a step).
+  struct HaloTimes {
+    double total = 0.0, waitingForCopies = 0.0, inMpi = 0.0;
+    Index exchanges = 0;
+  };
+  const HaloTimes& haloTimes() const { return haloTimes_; }
 
   // Collective. The whole grid's fields on rank 0 (other ranks get empty buffers).
   const lbm::HostFields& fetchFields(bool wantDensity, bool wantVelocity);
@@ -92,6 +99,7 @@ private:
   std::array<std::array<unsigned char*, 2>, 3> neighbourInbox_{};
   std::array<std::array<std::size_t, 2>, 3> neighbourOddOffset_{};
   int parity_ = 0;  // of the step whose halos are being exchanged
+  HaloTimes haloTimes_;
   lbm::HostFields fields_;
 };
 
