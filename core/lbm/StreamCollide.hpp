@@ -287,9 +287,11 @@ struct BulkStep {
   OCTO_HD void operator()(Index i, Index j, Index k) const {
     const Extent& e = grid.extent;
     const Neighbourhood neighbours(e, i, j, k);
-    if (grid.kindOf(neighbours.node()) != kBulkNode) return;
+    // The populations are loaded before the node's kind is known (every slot they come from lies
+    // in the array): waiting for the kind first would add a memory latency to every thread.
     float g[L::Q];
     gatherBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
+    if (grid.kindOf(neighbours.node()) != kBulkNode) return;
     if constexpr (Csm)
       collideWithLes<L, Forced>(collision, g, grid.acceleration, velocityIn, velocityOut, neighbours, 0u);
     else
