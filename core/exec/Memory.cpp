@@ -135,10 +135,24 @@ void* openPeerDeviceMemory(const IpcHandle& bytes) noexcept {
 void closePeerDeviceMemory(void* pointer) noexcept {
   if (pointer) cudaIpcCloseMemHandle(pointer);
 }
+
+bool enablePeerAccess(int device) noexcept {
+  int current = 0, possible = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) return false;
+  if (device == current) return true;
+  if (cudaDeviceCanAccessPeer(&possible, current, device) != cudaSuccess || !possible) {
+    cudaGetLastError();
+    return false;
+  }
+  const cudaError_t status = cudaDeviceEnablePeerAccess(device, 0);
+  cudaGetLastError();
+  return status == cudaSuccess || status == cudaErrorPeerAccessAlreadyEnabled;
+}
 #else
 IpcHandle exportDeviceMemory(void*) { noCuda("sharing GPU memory between processes"); }
 void* openPeerDeviceMemory(const IpcHandle&) noexcept { return nullptr; }
 void closePeerDeviceMemory(void*) noexcept {}
+bool enablePeerAccess(int) noexcept { return false; }
 #endif
 
 }  // namespace octoflow::exec

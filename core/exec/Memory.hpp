@@ -28,6 +28,9 @@ using IpcHandle = std::array<unsigned char, 64>;
 IpcHandle exportDeviceMemory(void* pointer);
 void* openPeerDeviceMemory(const IpcHandle& handle) noexcept;
 void closePeerDeviceMemory(void* pointer) noexcept;
+// Lets the current device read and write `device`'s memory directly (over NVLink or PCIe peer to
+// peer), as copies into memory opened from another process need; false when it cannot.
+bool enablePeerAccess(int device) noexcept;
 
 // Memory the solver's arrays live in for a backend, and the host memory results are staged in.
 inline MemorySpace workingSpace(Backend backend) {
