@@ -23,10 +23,10 @@ struct HaloBox {
   bool oppositeSlots = false;  // pull exchange: slot opposite(q); push exchange: slot q
 
   OCTO_HD Index nodeCount() const { return (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]); }
-  OCTO_HD Index node(Index entry, const Extent& e) const {  // local node of the box's entry-th node
-    const Index nx = hi[0] - lo[0], ny = hi[1] - lo[1];
-    const Index i = lo[0] + entry % nx, rest = entry / nx;
-    return e.linear(i, lo[1] + rest % ny, lo[2] + rest / ny);
+  NodeBox nodes() const { return NodeBox{{lo[0], lo[1], lo[2]}, Extent{hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}}; }
+  // The place of local node (i, j, k) of the box in a buffer's run of box nodes.
+  OCTO_HD Index entry(Index i, Index j, Index k) const {
+    return (i - lo[0]) + (hi[0] - lo[0]) * ((j - lo[1]) + (hi[1] - lo[1]) * (k - lo[2]));
   }
 };
 
@@ -38,57 +38,83 @@ constexpr int crossingCount() {
   return count;
 }
 
-// Buffer layout: crossing population k (in q order) of box node n at [k * boxNodes + n].
-template <class L, class S>
+// The populations of a box that cross, listed on the host: the slot each waits in and its
+// velocity. The kernels index these by an unrolled loop; a lattice table indexed by the box's axis
+// at run time would sit in each thread's local memory (it made the copies 10x slower).
+struct HaloLinks {
+  static constexpr int kMax = 9;  // D3Q27
+  int count = 0;
+  int slot[kMax] = {};
+  int c[kMax][3] = {};
+};
+
+template <class L>
+HaloLinks haloLinks(const HaloBox& box) {
+  static_assert(crossingCount<L>() <= HaloLinks::kMax, "more crossing populations than HaloLinks holds");
+  HaloLinks links;
+  for (int q = 0; q < L::Q; ++q) {
+    if (L::c(q, box.axis) != box.sign) continue;
+    links.slot[links.count] = box.oppositeSlots ? L::opposite(q) : q;
+    for (int axis = 0; axis < 3; ++axis) links.c[links.count][axis] = L::c(q, axis);
+    ++links.count;
+  }
+  return links;
+}
+
+// Buffer layout: crossing population `link` (in q order) of box entry n at [link * boxNodes + n].
+template <class S>
 struct PackHalo {
   HaloBox box;
+  HaloLinks links;
   Extent extent;
   const typename S::Value* populations;
   typename S::Value* buffer;
 
-  OCTO_HD void operator()(Index entry) const {
-    const Index node = box.node(entry, extent), boxNodes = box.nodeCount(), nodeCount = extent.cellCount();
-    int k = 0;
+  OCTO_HD void operator()(Index i, Index j, Index k) const {
+    const Index entry = box.entry(i, j, k), boxNodes = box.nodeCount(), node = extent.linear(i, j, k);
     OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) {
-      if (L::c(q, box.axis) != box.sign) continue;
-      buffer[k++ * boxNodes + entry] = slot(populations, box.oppositeSlots ? L::opposite(q) : q, nodeCount)[node];
-    }
+    for (int link = 0; link < HaloLinks::kMax; ++link)
+      if (link < links.count)
+        buffer[link * boxNodes + entry] = slot(populations, links.slot[link], extent.cellCount())[node];
   }
 };
 
 // The reverse copy. A push exchange leaves alone the slots the receiving node fills itself: slot q
 // of a node whose source x - c_q is not a fluid node (a wall beyond the piece's face or an
 // obstacle) holds the node's own reflected population, not one that streamed across.
-template <class L, class S>
+template <class S>
 struct UnpackHalo {
   HaloBox box;
+  HaloLinks links;
   GridView grid;
   typename S::Value* populations;
   const typename S::Value* buffer;
 
-  OCTO_HD bool reflects(Index node, int q) const {
-    const Extent& e = grid.extent;
-    Index position[3];
-    e.coordinates(node, position[0], position[1], position[2]);
+  OCTO_HD bool reflects(const Index (&position)[3], const int (&c)[3]) const {
+    Index source[3];
+    OCTO_UNROLL
     for (int axis = 0; axis < 3; ++axis) {
-      position[axis] -= L::c(q, axis);
-      const Index size = e.size(axis);
-      if (position[axis] >= 0 && position[axis] < size) continue;
-      if (grid.faces.face[2 * axis + (position[axis] < 0 ? 0 : 1)].type != FaceType::Periodic) return true;
-      position[axis] += position[axis] < 0 ? size : -size;
+      const Index size = grid.extent.size(axis);
+      Index p = position[axis] - c[axis];
+      if (p < 0 || p >= size) {
+        const FaceType type = p < 0 ? grid.faces.face[2 * axis].type : grid.faces.face[2 * axis + 1].type;
+        if (type != FaceType::Periodic) return true;
+        p += p < 0 ? size : -size;
+      }
+      source[axis] = p;
     }
-    return grid.kindOf(e.linear(position[0], position[1], position[2])) == kObstacleNode;
+    return grid.kindOf(grid.extent.linear(source[0], source[1], source[2])) == kObstacleNode;
   }
 
-  OCTO_HD void operator()(Index entry) const {
-    const Index node = box.node(entry, grid.extent), boxNodes = box.nodeCount(), nodeCount = grid.extent.cellCount();
-    int k = 0;
-    for (int q = 0; q < L::Q; ++q) {
-      if (L::c(q, box.axis) != box.sign) continue;
-      const typename S::Value value = buffer[k++ * boxNodes + entry];
-      if (!box.oppositeSlots && reflects(node, q)) continue;
-      slot(populations, box.oppositeSlots ? L::opposite(q) : q, nodeCount)[node] = value;
+  OCTO_HD void operator()(Index i, Index j, Index k) const {
+    const Index entry = box.entry(i, j, k), boxNodes = box.nodeCount(), node = grid.extent.linear(i, j, k);
+    const Index position[3] = {i, j, k};
+    OCTO_UNROLL
+    for (int link = 0; link < HaloLinks::kMax; ++link) {
+      if (link >= links.count) continue;
+      const typename S::Value value = buffer[link * boxNodes + entry];
+      if (!box.oppositeSlots && reflects(position, links.c[link])) continue;
+      slot(populations, links.slot[link], grid.extent.cellCount())[node] = value;
     }
   }
 };
@@ -103,8 +129,8 @@ struct CopyFieldHalo {
   float* field;
   float* buffer;
 
-  OCTO_HD void operator()(Index entry) const {
-    const Index node = box.node(entry, extent), boxNodes = box.nodeCount();
+  OCTO_HD void operator()(Index i, Index j, Index k) const {
+    const Index node = extent.linear(i, j, k), entry = box.entry(i, j, k), boxNodes = box.nodeCount();
     for (int c = 0; c < components; ++c) {
       float& inField = field[node * components + c];
       float& inBuffer = buffer[c * boxNodes + entry];

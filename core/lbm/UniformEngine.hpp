@@ -61,15 +61,15 @@ public:
   }
   int crossingCount() const override { return lbm::crossingCount<L>(); }
   void packHalo(const void* populations, const HaloBox& box, void* buffer) override {
-    queues_.halo.parallelFor(box.nodeCount(), PackHalo<L, S>{box, grid_.extent, static_cast<const Value*>(populations),
-                                                          static_cast<Value*>(buffer)});
+    queues_.halo.parallelFor3(box.nodes(), PackHalo<S>{box, haloLinks<L>(box), grid_.extent,
+                                                        static_cast<const Value*>(populations), static_cast<Value*>(buffer)});
   }
   void unpackHalo(void* populations, const HaloBox& box, const void* buffer) override {
-    queues_.halo.parallelFor(box.nodeCount(), UnpackHalo<L, S>{box, grid_, static_cast<Value*>(populations),
-                                                            static_cast<const Value*>(buffer)});
+    queues_.halo.parallelFor3(box.nodes(), UnpackHalo<S>{box, haloLinks<L>(box), grid_, static_cast<Value*>(populations),
+                                                          static_cast<const Value*>(buffer)});
   }
   void copyFieldHalo(float* field, int components, const HaloBox& box, float* buffer, bool pack) override {
-    queues_.halo.parallelFor(box.nodeCount(), CopyFieldHalo{box, grid_.extent, components, pack, field, buffer});
+    queues_.halo.parallelFor3(box.nodes(), CopyFieldHalo{box, grid_.extent, components, pack, field, buffer});
   }
   void copyOnHaloQueue(void* destination, const void* source, std::size_t bytes) override {
     queues_.halo.copy(destination, source, bytes);
