@@ -333,17 +333,24 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
   local_->synchronizeHalo();
   haloTimes_.waitingForCopies += secondsSince(start);
   start = Clock::now();
+  // Both directions at once. Between GPUs of a host the message is already there: an empty one
+  // says so.
+  std::array<MPI_Request, 4> requests;
   for (int side = 0; side < 2; ++side) {
-    const int tag = 2 * axis + side;
-    // Between GPUs of a host the message is already there: an empty one says so.
-    const int sending = peersConnected_ ? 0 : static_cast<int>(sendBytes[side]);
     const int receiving = peersConnected_ ? 0 : static_cast<int>(receiveBytes[side]);
-    void* sendFrom = staged ? sendStaging_[side].data() : sendWorking_[side].data();
     void* receiveInto = staged ? receiveStaging_[side].data() : receiveWorking_[side].data();
-    check(MPI_Sendrecv(sendFrom, sending, MPI_BYTE, neighbour_[axis][side], tag, receiveInto, receiving, MPI_BYTE,
-                       neighbour_[axis][1 - side], tag, communicator_, MPI_STATUS_IGNORE),
-          "MPI_Sendrecv");
+    check(MPI_Irecv(receiveInto, receiving, MPI_BYTE, neighbour_[axis][1 - side], 2 * axis + side, communicator_,
+                    &requests[side]),
+          "MPI_Irecv");
   }
+  for (int side = 0; side < 2; ++side) {
+    const int sending = peersConnected_ ? 0 : static_cast<int>(sendBytes[side]);
+    void* sendFrom = staged ? sendStaging_[side].data() : sendWorking_[side].data();
+    check(MPI_Isend(sendFrom, sending, MPI_BYTE, neighbour_[axis][side], 2 * axis + side, communicator_,
+                    &requests[2 + side]),
+          "MPI_Isend");
+  }
+  check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   haloTimes_.inMpi += secondsSince(start);
   for (int side = 0; side < 2; ++side) {
     if (receiveBytes[side] == 0) continue;

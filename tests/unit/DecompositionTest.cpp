@@ -62,3 +62,44 @@ TEST(Decomposition, PieceConfigurationKeepsTheWholeGridsWallsAndObstacles) {
   EXPECT_EQ(classes.kind[config.extent.linear(1, 3, 0)], lbm::kObstacleNode);
   EXPECT_EQ(classes.kind[config.extent.linear(2, 3, 0)], lbm::kBoundaryNode);  // next to the obstacle
 }
+
+// A step updates the layers next to the cuts before the halo exchange starts and the rest while
+// it runs: together they are every owned node once, no ghost node, and every owned node with a
+// ghost neighbour along an axis is in the first part.
+TEST(Decomposition, StepUpdatesTheLayersNextToCutsFirstAndEveryOwnedNodeOnce) {
+  lbm::UniformSolverConfig whole;
+  whole.lattice = lbm::LatticeKind::D3Q19;
+  whole.extent = Extent{11, 9, 8};
+  whole.faces.setAxisPeriodic(0);  // y and z walls
+  const std::array<int, 3> dims{2, 2, 2};
+  for (int c = 0; c < 8; ++c) {
+    const Piece piece = makePiece(whole.extent, whole.faces.periodicAxes(), dims, {c & 1, (c >> 1) & 1, c >> 2});
+    const lbm::UniformSolver solver(pieceConfig(whole, piece), exec::Backend::Cpu);
+    const Extent local = piece.localExtent();
+    std::vector<int> updates(static_cast<std::size_t>(local.cellCount()), 0), inShell(updates.size(), 0);
+    const auto cover = [&](const NodeBox& box, bool shell) {
+      for (Index k = box.lo[2]; k < box.lo[2] + box.size.nz; ++k)
+        for (Index j = box.lo[1]; j < box.lo[1] + box.size.ny; ++j)
+          for (Index i = box.lo[0]; i < box.lo[0] + box.size.nx; ++i) {
+            ++updates[local.linear(i, j, k)];
+            inShell[local.linear(i, j, k)] = shell;
+          }
+    };
+    for (const NodeBox& box : solver.shellBoxes()) cover(box, true);
+    cover(solver.interiorBox(), false);
+    for (Index k = 0; k < local.nz; ++k)
+      for (Index j = 0; j < local.ny; ++j)
+        for (Index i = 0; i < local.nx; ++i) {
+          const Index position[3] = {i, j, k};
+          bool owned = true, besideGhost = false;
+          for (int axis = 0; axis < 3; ++axis) {
+            owned = owned && position[axis] >= piece.ownedBegin(axis) && position[axis] < piece.ownedEnd(axis);
+            besideGhost = besideGhost || (piece.ghostLow[axis] && position[axis] == piece.ownedBegin(axis)) ||
+                          (piece.ghostHigh[axis] && position[axis] == piece.ownedEnd(axis) - 1);
+          }
+          const Index node = local.linear(i, j, k);
+          ASSERT_EQ(updates[node], owned ? 1 : 0) << "piece " << c << " node " << i << "," << j << "," << k;
+          if (owned) EXPECT_EQ(inShell[node] == 1, besideGhost) << "piece " << c << " node " << i << "," << j << "," << k;
+        }
+  }
+}

@@ -2,6 +2,7 @@
 // CUDA execution of a point-wise functor: one kernel launch, one thread per index.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "common/Extent.hpp"
@@ -51,24 +52,28 @@ struct CudaExecutor {
   void parallelFor3(const Extent& extent, const F& function) const {
     parallelFor3<MinBlocksPerSm>(NodeBox::of(extent), function);
   }
-  // The same over a box of nodes of a larger grid: function(lo + (i, j, k)).
+  // The same over a box of nodes of a larger grid: function(lo + (i, j, k)). A box needing more
+  // than 65535 blocks along y or z (the launch limit) goes in several launches.
   template <int MinBlocksPerSm = 1, class F>
   void parallelFor3(const NodeBox& box, const F& function) const {
     const Extent& extent = box.size;
     if (extent.cellCount() <= 0) return;
-    constexpr Index blockSize = detail::kBlock3;
+    constexpr Index blockSize = detail::kBlock3, maxBlocks = 65535;
     const Index x = extent.nx >= blockSize ? blockSize : (extent.nx + 31) / 32 * 32;
     Index y = blockSize / x;
     if (y > extent.ny) y = extent.ny;
     const dim3 block(static_cast<unsigned>(x), static_cast<unsigned>(y), 1);
-    const Index blocksY = (extent.ny + y - 1) / y;
-    if (blocksY > 65535 || extent.nz > 65535) throw Error("CUDA launch: the grid's y or z size exceeds 65535 blocks");
-    const dim3 grid(static_cast<unsigned>((extent.nx + x - 1) / x), static_cast<unsigned>(blocksY),
-                    static_cast<unsigned>(extent.nz));
-    detail::parallelFor3Kernel<MinBlocksPerSm><<<grid, block, 0, stream>>>(
-        extent, static_cast<unsigned>(box.lo[0]), static_cast<unsigned>(box.lo[1]), static_cast<unsigned>(box.lo[2]),
-        function);
-    OCTO_CUDA_CHECK(cudaGetLastError());
+    const Index rowsPerLaunch = maxBlocks * y;
+    for (Index z0 = 0; z0 < extent.nz; z0 += maxBlocks)
+      for (Index y0 = 0; y0 < extent.ny; y0 += rowsPerLaunch) {
+        const Extent part{extent.nx, std::min(extent.ny - y0, rowsPerLaunch), std::min(extent.nz - z0, maxBlocks)};
+        const dim3 grid(static_cast<unsigned>((part.nx + x - 1) / x), static_cast<unsigned>((part.ny + y - 1) / y),
+                        static_cast<unsigned>(part.nz));
+        detail::parallelFor3Kernel<MinBlocksPerSm><<<grid, block, 0, stream>>>(
+            part, static_cast<unsigned>(box.lo[0]), static_cast<unsigned>(box.lo[1] + y0),
+            static_cast<unsigned>(box.lo[2] + z0), function);
+        OCTO_CUDA_CHECK(cudaGetLastError());
+      }
   }
   // Copies between any two memories (device, pinned host, a peer's device memory opened over CUDA
   // IPC), in order with the stream's kernels.
