@@ -119,21 +119,20 @@ struct UnpackHalo {
   }
 };
 
-// A per-node field of `components` floats (the CSM velocity field) between a box and a buffer:
-// [component * boxNodes + n]. `pack` copies field -> buffer, else buffer -> field.
-struct CopyFieldHalo {
+// The CSM velocity field (3 values a node) between a box and a buffer: [component * boxNodes + n].
+// `pack` copies field -> buffer, else buffer -> field.
+struct CopyLesVelocityHalo {
   HaloBox box;
   Extent extent;
-  int components;
   bool pack;
-  float* field;
-  float* buffer;
+  LesVelocityValue* field;
+  LesVelocityValue* buffer;
 
   OCTO_HD void operator()(Index i, Index j, Index k) const {
     const Index node = extent.linear(i, j, k), entry = box.entry(i, j, k), boxNodes = box.nodeCount();
-    for (int c = 0; c < components; ++c) {
-      float& inField = field[node * components + c];
-      float& inBuffer = buffer[c * boxNodes + entry];
+    for (int c = 0; c < 3; ++c) {
+      LesVelocityValue& inField = field[node * 3 + c];
+      LesVelocityValue& inBuffer = buffer[c * boxNodes + entry];
       if (pack)
         inBuffer = inField;
       else

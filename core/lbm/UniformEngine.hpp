@@ -21,13 +21,14 @@ public:
         lists_(lists) {}
 
   void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments,
-                  float* lesVelocity) override {
+                  LesVelocityValue* lesVelocity) override {
     queues_.compute.parallelFor(nodeCount(), InitializeEquilibrium<L, S>{nodeCount(), density, velocity,
                                                                    static_cast<Value*>(populations), lesVelocity});
     queues_.compute.parallelFor(lists_.boundaryCount,
                           InitializeBoundaryMoments{lists_.boundaryNodes, density, velocity, moments});
   }
-  void bulkStep(void* populations, bool odd, const NodeBox& box, const float* velocityIn, float* velocityOut) override {
+  void bulkStep(void* populations, bool odd, const NodeBox& box, const LesVelocityValue* velocityIn,
+                LesVelocityValue* velocityOut) override {
     auto* values = static_cast<Value*>(populations);
     const Vector3& a = grid_.acceleration;
     const bool forced = a.x != 0.0f || a.y != 0.0f || a.z != 0.0f;
@@ -40,7 +41,7 @@ public:
       forced ? bulkStep<false, true>(box, values) : bulkStep<false, false>(box, values);
   }
   void boundaryStep(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
-                    const float* velocityIn, float* velocityOut) override {
+                    const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut) override {
     queues_.compute.parallelFor(lists_.boundaryCount,
                                 BoundaryStep<L, S, Collision>{grid_, collision_, static_cast<Value*>(populations), odd,
                                                               lists_.boundaryNodes, previous, next, velocityIn,
@@ -68,8 +69,8 @@ public:
     queues_.halo.parallelFor3(box.nodes(), UnpackHalo<S>{box, haloLinks<L>(box), grid_, static_cast<Value*>(populations),
                                                           static_cast<const Value*>(buffer)});
   }
-  void copyFieldHalo(float* field, int components, const HaloBox& box, float* buffer, bool pack) override {
-    queues_.halo.parallelFor3(box.nodes(), CopyFieldHalo{box, grid_.extent, components, pack, field, buffer});
+  void copyLesVelocityHalo(LesVelocityValue* field, const HaloBox& box, LesVelocityValue* buffer, bool pack) override {
+    queues_.halo.parallelFor3(box.nodes(), CopyLesVelocityHalo{box, grid_.extent, pack, field, buffer});
   }
   void copyOnHaloQueue(void* destination, const void* source, std::size_t bytes) override {
     queues_.halo.copy(destination, source, bytes);
@@ -87,7 +88,8 @@ private:
   static constexpr int kBulkBlocksPerSm = (L::Q <= 9 ? 4 : (L::Q <= 19 ? 3 : (kMrt ? 3 : 2))) +
                                           (S::kind == StorageKind::Fp16 && !kMrt ? 1 : 0);
   template <bool Odd, bool Forced, bool Csm = false>
-  void bulkStep(const NodeBox& box, Value* values, const float* velocityIn = nullptr, float* velocityOut = nullptr) {
+  void bulkStep(const NodeBox& box, Value* values, const LesVelocityValue* velocityIn = nullptr,
+                LesVelocityValue* velocityOut = nullptr) {
     queues_.compute.template parallelFor3<kBulkBlocksPerSm>(
         box, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, values, velocityIn, velocityOut});
   }

@@ -224,7 +224,7 @@ UniformSolver::UniformSolver(const UniformSolverConfig& config, exec::Backend ba
   boundaryNodes_.copyFrom(classes.boundary.data(), classes.boundary.size());
   boundaryMoments_ = exec::Buffer<NodeMoments>(working, 2 * classes.boundary.size());
   if (config_.les.model == LesModel::Csm) {
-    lesVelocity_ = exec::Buffer<float>(working, 6 * n);
+    lesVelocity_ = exec::Buffer<LesVelocityValue>(working, 6 * n);
     lesVelocity_.setZero();
   }
   if (!config_.solid.empty()) {
@@ -277,7 +277,7 @@ void UniformSolver::advance(Index steps) {
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
     void* populations = populations_.data();
-    float *velocityIn = lesVelocity(step_), *velocityOut = lesVelocity(step_ + 1);
+    LesVelocityValue *velocityIn = lesVelocity(step_), *velocityOut = lesVelocity(step_ + 1);
     for (const NodeBox& box : shell_) engine_->bulkStep(populations, odd, box, velocityIn, velocityOut);
     engine_->boundaryStep(populations, odd, boundaryMoments(step_), boundaryMoments(step_ + 1), velocityIn, velocityOut);
     if (haloExchange_) engine_->haloAfterCompute();
@@ -296,7 +296,7 @@ void UniformSolver::packHalo(const HaloBox& box, void* workingBuffer) {
 }
 
 void UniformSolver::copyLesVelocityHalo(const HaloBox& box, void* workingBuffer, bool pack) {
-  engine_->copyFieldHalo(lesVelocity(step_), 3, box, static_cast<float*>(workingBuffer), pack);
+  engine_->copyLesVelocityHalo(lesVelocity(step_), box, static_cast<LesVelocityValue*>(workingBuffer), pack);
 }
 
 void UniformSolver::unpackHalo(const HaloBox& box, const void* workingBuffer) {

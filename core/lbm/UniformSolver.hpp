@@ -68,22 +68,23 @@ class UniformEngine {
 public:
   virtual ~UniformEngine() = default;
   virtual void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments,
-                          float* lesVelocity) = 0;
+                          LesVelocityValue* lesVelocity) = 0;
   // A step of the given parity is a bulk step over boxes that together cover the grid, in any
   // order (each population slot is read and written by one node only), and one boundary step: the
   // boundary nodes read their moments from `previous` and write them to `next`. CSM: velocity
   // fields (xyz per node) to take gradients from and to fill.
-  virtual void bulkStep(void* populations, bool odd, const NodeBox& box, const float* velocityIn,
-                        float* velocityOut) = 0;
+  virtual void bulkStep(void* populations, bool odd, const NodeBox& box, const LesVelocityValue* velocityIn,
+                        LesVelocityValue* velocityOut) = 0;
   virtual void boundaryStep(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
-                            const float* velocityIn, float* velocityOut) = 0;
+                            const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut) = 0;
   virtual void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
                            float* velocity) = 0;
   virtual void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) = 0;
   virtual int crossingCount() const = 0;
   virtual void packHalo(const void* populations, const HaloBox& box, void* buffer) = 0;
   virtual void unpackHalo(void* populations, const HaloBox& box, const void* buffer) = 0;
-  virtual void copyFieldHalo(float* field, int components, const HaloBox& box, float* buffer, bool pack) = 0;
+  virtual void copyLesVelocityHalo(LesVelocityValue* field, const HaloBox& box, LesVelocityValue* buffer,
+                                   bool pack) = 0;
   virtual void copyOnHaloQueue(void* destination, const void* source, std::size_t bytes) = 0;
   virtual void haloAfterCompute() = 0;  // halo work queued from now on waits for the compute work queued
   virtual void computeAfterHalo() = 0;  // and the reverse
@@ -134,10 +135,10 @@ public:
   }
   void packHalo(const HaloBox& box, void* workingBuffer);
   void unpackHalo(const HaloBox& box, const void* workingBuffer);
-  // CSM: the velocity field the next step takes gradients from (3 floats a node), box <-> buffer.
+  // CSM: the velocity field the next step takes gradients from (3 FP16 values a node), box <-> buffer.
   bool hasLesVelocity() const { return lesVelocity_.size() > 0; }
   std::size_t lesVelocityHaloBytes(const HaloBox& box) const {
-    return hasLesVelocity() ? static_cast<std::size_t>(box.nodeCount()) * 3 * sizeof(float) : 0;
+    return hasLesVelocity() ? static_cast<std::size_t>(box.nodeCount()) * 3 * sizeof(LesVelocityValue) : 0;
   }
   void copyLesVelocityHalo(const HaloBox& box, void* workingBuffer, bool pack);
   // A copy between any two memories (working, pinned staging, a peer's device memory), queued on
@@ -169,8 +170,8 @@ private:
   exec::Buffer<BoundaryNode> boundaryNodes_;
   Index boundaryCount_ = 0;
   exec::Buffer<NodeMoments> boundaryMoments_;     // two sets: read by a step, written by it
-  exec::Buffer<float> lesVelocity_;               // CSM: two velocity fields, read by a step, written by it
-  float* lesVelocity(Index step) {
+  exec::Buffer<LesVelocityValue> lesVelocity_;    // CSM: two velocity fields, read by a step, written by it
+  LesVelocityValue* lesVelocity(Index step) {
     return lesVelocity_.size() ? lesVelocity_.data() + (step % 2) * 3 * nodeCount() : nullptr;
   }
   std::unique_ptr<detail::UniformEngine> engine_;
