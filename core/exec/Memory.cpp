@@ -136,23 +136,35 @@ void closePeerDeviceMemory(void* pointer) noexcept {
   if (pointer) cudaIpcCloseMemHandle(pointer);
 }
 
-bool enablePeerAccess(int device) noexcept {
-  int current = 0, possible = 0;
+PciBusId currentDeviceBusId() {
+  int current = 0;
+  OCTO_CUDA_CHECK(cudaGetDevice(&current));
+  PciBusId id{};
+  OCTO_CUDA_CHECK(cudaDeviceGetPCIBusId(id.data(), static_cast<int>(id.size()), current));
+  return id;
+}
+
+bool enablePeerAccess(const PciBusId& id) noexcept {
+  PciBusId terminated = id;
+  terminated.back() = '\0';
+  int current = 0, device = 0, possible = 0;
   if (cudaGetDevice(&current) != cudaSuccess) return false;
-  if (device == current) return true;
-  if (cudaDeviceCanAccessPeer(&possible, current, device) != cudaSuccess || !possible) {
-    cudaGetLastError();
+  if (terminated[0] == '\0' || cudaDeviceGetByPCIBusId(&device, terminated.data()) != cudaSuccess) {
+    cudaGetLastError();  // this call's own error: the GPU is not visible here
     return false;
   }
+  if (device == current) return true;
+  if (cudaDeviceCanAccessPeer(&possible, current, device) != cudaSuccess || !possible) return false;
   const cudaError_t status = cudaDeviceEnablePeerAccess(device, 0);
-  cudaGetLastError();
+  if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
   return status == cudaSuccess || status == cudaErrorPeerAccessAlreadyEnabled;
 }
 #else
 IpcHandle exportDeviceMemory(void*) { noCuda("sharing GPU memory between processes"); }
 void* openPeerDeviceMemory(const IpcHandle&) noexcept { return nullptr; }
 void closePeerDeviceMemory(void*) noexcept {}
-bool enablePeerAccess(int) noexcept { return false; }
+PciBusId currentDeviceBusId() { noCuda("naming a GPU"); }
+bool enablePeerAccess(const PciBusId&) noexcept { return false; }
 #endif
 
 }  // namespace octoflow::exec

@@ -28,9 +28,13 @@ using IpcHandle = std::array<unsigned char, 64>;
 IpcHandle exportDeviceMemory(void* pointer);
 void* openPeerDeviceMemory(const IpcHandle& handle) noexcept;
 void closePeerDeviceMemory(void* pointer) noexcept;
-// Lets the current device read and write `device`'s memory directly (over NVLink or PCIe peer to
-// peer), as copies into memory opened from another process need; false when it cannot.
-bool enablePeerAccess(int device) noexcept;
+// A GPU's PCI bus id ("0000:41:00.0"): the same in every process of the host, whatever devices
+// each one sees. Lets the current device read and write that GPU's memory directly (over NVLink
+// or PCIe peer to peer), as copies into memory opened from another process need: true when it
+// is the current device or access is on, false when the GPU is not visible here or has no path.
+using PciBusId = std::array<char, 32>;
+PciBusId currentDeviceBusId();
+bool enablePeerAccess(const PciBusId& device) noexcept;
 
 // Memory the solver's arrays live in for a backend, and the host memory results are staged in.
 inline MemorySpace workingSpace(Backend backend) {

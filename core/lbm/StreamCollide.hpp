@@ -228,8 +228,10 @@ OCTO_HD OCTO_INLINE void gatherAtBoundary(const GridView& grid, const typename S
 
 // The CSM model's velocity fields (xyz per node) are kept in FP16, stored as FP16 populations are:
 // 6 bytes a node instead of 12 for each of the two fields, the extra traffic of CSM halved.
-// Rounding moves a velocity by under 2^-11 of itself (5e-5 at u = 0.1), far below the
-// differences the gradients take where the eddy viscosity matters; both executions round alike.
+// Rounding moves a velocity by up to 2^-11 of itself (3e-5 at u = 0.1): a gradient of 1e-3 a
+// node carries a few per cent of error, a smooth one of 1e-4 tens of per cent, but the eddy
+// viscosity scales with |S| and is negligible there (the Taylor-Green eddy viscosity is unchanged
+// to three digits). Both executions round alike.
 using LesVelocityValue = Fp16Storage::Value;
 
 // The velocity gradient at a node for the CSM model: central differences of the previous step's
@@ -296,7 +298,9 @@ struct BulkStep {
     const Extent& e = grid.extent;
     const Neighbourhood neighbours(e, i, j, k);
     // The populations are loaded before the node's kind is known (every slot they come from lies
-    // in the array): waiting for the kind first would add a memory latency to every thread.
+    // in the array): waiting for the kind first would add a memory latency to every thread. A
+    // non-bulk node may so read slots a halo copy is writing at the same time (beside a ghost
+    // layer); it discards what it read.
     float g[L::Q];
     gatherBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
     if (grid.kindOf(neighbours.node()) != kBulkNode) return;

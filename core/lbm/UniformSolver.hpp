@@ -69,8 +69,9 @@ public:
   virtual ~UniformEngine() = default;
   virtual void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments,
                           LesVelocityValue* lesVelocity) = 0;
-  // A step of the given parity is a bulk step over boxes that together cover the grid, in any
-  // order (each population slot is read and written by one node only), and one boundary step: the
+  // A step of the given parity is a bulk step over boxes that together cover the nodes the grid
+  // updates (all but ghost layers), in any order (each population slot is read and written by one
+  // node only), and one boundary step: the
   // boundary nodes read their moments from `previous` and write them to `next`. CSM: velocity
   // fields (xyz per node) to take gradients from and to fill.
   virtual void bulkStep(void* populations, bool odd, const NodeBox& box, const LesVelocityValue* velocityIn,

@@ -160,6 +160,11 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
       for (bool pull : {true, false})
         for (bool sending : {true, false})
           messageCapacity_ = std::max(messageCapacity_, message(axis, sign, pull, sending).bytes());
+  // Whole 256-byte units: the odd-step half of a CUDA IPC inbox starts this far in, and its
+  // populations are read as floats.
+  messageCapacity_ = (messageCapacity_ + 255) / 256 * 256;
+  if (!everyRank(communicator_, messageCapacity_ <= INT_MAX))
+    throw Error("halo exchange: a face of a piece holds over 2 GiB; use more MPI ranks");
   const exec::MemorySpace working = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
   for (int side = 0; side < 2; ++side) {
     sendWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
@@ -175,7 +180,11 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
 }
 
 DistributedSolver::~DistributedSolver() {
-  if (local_) local_->synchronizeHalo();
+  try {
+    if (local_) local_->synchronizeHalo();
+  } catch (const std::exception&) {
+    // A failed device: the error was reported where it happened.
+  }
   disconnectPeers();
   // A neighbour frees the memory this rank had open only once every rank has closed its mappings
   // (not when unwinding from an error: the caller aborts every rank then).
@@ -201,12 +210,15 @@ void DistributedSolver::connectPeers(const std::vector<int>& hostOfRank) {
   // messages of side s go to neighbour_[axis][s], into the inbox that neighbour made for side s.
   // Without peer access between the two GPUs the driver copies through host memory (~20 GB/s
   // instead of ~120 GB/s for a face over NVLink, measured on H200s): such ranks send over MPI.
+  // GPUs are named by PCI bus id: device numbers differ between processes that see different
+  // CUDA_VISIBLE_DEVICES. Nothing here throws: every rank goes through the same MPI calls, and a
+  // rank that fails says so in the vote at the end.
   struct Address {
     exec::IpcHandle handle;
     std::uint64_t oddOffset;
-    std::int32_t device;
+    exec::PciBusId device;
   };
-  const int device = exec::currentCudaDevice();
+  const exec::PciBusId device = exec::currentDeviceBusId();
   bool opened = true;
   for (int axis = 0; axis < 3; ++axis) {
     if (piece_.dims[axis] == 1) continue;
@@ -214,8 +226,12 @@ void DistributedSolver::connectPeers(const std::vector<int>& hostOfRank) {
       const int to = neighbour_[axis][side], from = neighbour_[axis][1 - side];
       Address mine{}, theirs{};
       if (from != MPI_PROC_NULL) {
-        peerInbox_[axis][side] = exec::Buffer<unsigned char>(exec::MemorySpace::Device, 2 * messageCapacity_);
-        mine = Address{exec::exportDeviceMemory(peerInbox_[axis][side].data()), messageCapacity_, device};
+        try {
+          peerInbox_[axis][side] = exec::Buffer<unsigned char>(exec::MemorySpace::Device, 2 * messageCapacity_);
+          mine = Address{exec::exportDeviceMemory(peerInbox_[axis][side].data()), messageCapacity_, device};
+        } catch (const std::exception&) {
+          opened = false;  // the neighbour gets an empty address, which does not open
+        }
       }
       check(MPI_Sendrecv(&mine, sizeof(Address), MPI_BYTE, from, 20 + 2 * axis + side, &theirs, sizeof(Address),
                          MPI_BYTE, to, 20 + 2 * axis + side, communicator_, MPI_STATUS_IGNORE),
@@ -315,7 +331,6 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     in[side] = message(axis, sign, pull, false);
     if (neighbour_[axis][side] != MPI_PROC_NULL) sendBytes[side] = out[side].bytes();
     if (neighbour_[axis][1 - side] != MPI_PROC_NULL) receiveBytes[side] = in[side].bytes();
-    if (sendBytes[side] > INT_MAX || receiveBytes[side] > INT_MAX) throw Error("halo exchange: a face holds over 2 GiB");
   }
   const bool staged = sendStaging_[0].size() > 0;
   for (int side = 0; side < 2; ++side) {

@@ -1,5 +1,6 @@
 #pragma once
-// CUDA execution of a point-wise functor: one kernel launch, one thread per index.
+// CUDA execution of a point-wise functor: one thread per index (a 3D box beyond the launch limits
+// goes in several launches), on a stream.
 #include <cuda_runtime.h>
 
 #include <algorithm>
