@@ -86,8 +86,13 @@ int runCli(int argc, char** argv) {
   benchLbm->add_option("--steps", benchSteps, "Timed steps (default: about one second)");
   benchLbm->add_option("--backend", benchBackendText, "auto | cuda | cpu");
   benchLbm->add_flag("--json", json, "One JSON object instead of text");
-  bool weak = false;
+  bool weak = false, matrix = false;
   benchLbm->add_flag("--weak", weak, "Under mpirun: each rank keeps a box of --size (weak scaling); default: the box is cut over the ranks");
+  benchLbm->add_flag("--matrix", matrix,
+                     "D2Q9, D3Q19, D3Q27 x BGK, MRT x FP32, FP16 in one table (--size: the 3D edge, D2Q9 16 times it)")
+      ->excludes("--lattice")
+      ->excludes("--collision")
+      ->excludes("--storage");
 
   try {
     cli.parse(argc, argv);
@@ -126,6 +131,16 @@ int runCli(int argc, char** argv) {
     options.size = benchSize;
     options.steps = benchSteps;
     options.weak = weak;
+    if (matrix) {
+      const auto results = bench::runLbmMatrix(options);
+      if (!results.empty() && results.front().report) {
+        if (json)
+          for (const auto& result : results) std::fputs(bench::formatJson(result).c_str(), stdout);
+        else
+          std::fputs(bench::formatMatrix(results).c_str(), stdout);
+      }
+      return 0;
+    }
     const auto result = bench::runLbmBenchmark(options);
     if (result.report) std::fputs((json ? bench::formatJson(result) : bench::formatText(result)).c_str(), stdout);
     return 0;

@@ -174,4 +174,52 @@ std::string formatJson(const LbmBenchmarkResult& r) {
   return text;
 }
 
+std::vector<LbmBenchmarkResult> runLbmMatrix(const LbmBenchmarkOptions& base) {
+  std::vector<LbmBenchmarkResult> results;
+  for (lbm::LatticeKind lattice : {lbm::LatticeKind::D2Q9, lbm::LatticeKind::D3Q19, lbm::LatticeKind::D3Q27})
+    for (lbm::CollisionKind collision : {lbm::CollisionKind::Bgk, lbm::CollisionKind::Mrt})
+      for (lbm::StorageKind storage : {lbm::StorageKind::Fp32, lbm::StorageKind::Fp16}) {
+        LbmBenchmarkOptions options = base;
+        options.lattice = lattice;
+        options.collision = collision;
+        options.storage = storage;
+        if (base.size > 0 && lbm::latticeDimensions(lattice) == 2) options.size = 16 * base.size;
+        results.push_back(runLbmBenchmark(options));
+      }
+  return results;
+}
+
+std::string formatMatrix(const std::vector<LbmBenchmarkResult>& results) {
+  if (results.empty()) return {};
+  const auto find = [&](const LbmBenchmarkResult& like, const char* collision, const char* storage) {
+    for (const LbmBenchmarkResult& r : results)
+      if (r.lattice == like.lattice && r.collision == collision && r.storage == storage) return &r;
+    return static_cast<const LbmBenchmarkResult*>(nullptr);
+  };
+  const LbmBenchmarkResult& first = results.front();
+  std::string text;
+  char line[400];
+  std::snprintf(line, sizeof line, "octoflow bench lbm --matrix: les=%s on %s [%s] x %d rank(s)%s\n", first.les.c_str(),
+                first.device.c_str(), first.backend.c_str(), first.ranks,
+                first.ranks > 1 ? (first.weak ? " (weak)" : " (strong)") : "");
+  text += line;
+  std::snprintf(line, sizeof line, "%-7s %-9s %-7s %-17s %12s %10s %9s %9s %14s\n", "lattice", "collision", "storage",
+                "nodes", "MLUPS", "GB/s copy", "% copy", "vs FP32", "vs BGK (time)");
+  text += line;
+  for (const LbmBenchmarkResult& r : results) {
+    char nodes[64], speedup[32] = "-", extraTime[32] = "-";
+    std::snprintf(nodes, sizeof nodes, "%lldx%lldx%lld", r.nx, r.ny, r.nz);
+    const LbmBenchmarkResult* fp32 = find(r, r.collision.c_str(), "fp32");
+    if (r.storage != "fp32" && fp32 && fp32->mlups > 0.0) std::snprintf(speedup, sizeof speedup, "%.2fx", r.mlups / fp32->mlups);
+    const LbmBenchmarkResult* bgk = find(r, "bgk", r.storage.c_str());
+    if (r.collision != "bgk" && bgk && r.mlups > 0.0)
+      std::snprintf(extraTime, sizeof extraTime, "%+.1f %%", 100.0 * (bgk->mlups / r.mlups - 1.0));
+    std::snprintf(line, sizeof line, "%-7s %-9s %-7s %-17s %12.1f %10.1f %8.1f %% %9s %14s\n", r.lattice.c_str(),
+                  r.collision.c_str(), r.storage.c_str(), nodes, r.mlups, r.ranks * r.copyBytesPerSecond / 1e9,
+                  100.0 * r.fractionOfCopy, speedup, extraTime);
+    text += line;
+  }
+  return text;
+}
+
 }  // namespace octoflow::bench

@@ -2,6 +2,7 @@
 // `octoflow bench lbm`: lattice updates per second of the uniform solver on a periodic box,
 // quoted against the copy bandwidth measured in the same process.
 #include <string>
+#include <vector>
 
 #include "exec/Backend.hpp"
 #include "lbm/Lattice.hpp"
@@ -49,5 +50,12 @@ struct LbmBenchmarkResult {
 LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options);
 std::string formatText(const LbmBenchmarkResult& result);
 std::string formatJson(const LbmBenchmarkResult& result);
+
+// `bench lbm --matrix`: D2Q9, D3Q19, D3Q27 x BGK, MRT x FP32, FP16 with the LES model, backend,
+// steps and scaling of `base`. `base.size` is the 3D boxes' edge (D2Q9: 16 times it, as 256^3
+// pairs with 4096^2); 0 takes each lattice's default.
+std::vector<LbmBenchmarkResult> runLbmMatrix(const LbmBenchmarkOptions& base);
+// The table of a matrix run, with FP16's speed-up over FP32 and MRT's extra time over BGK.
+std::string formatMatrix(const std::vector<LbmBenchmarkResult>& results);
 
 }  // namespace octoflow::bench

@@ -33,11 +33,10 @@ cat "$logs/info.txt"
 {
   git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
   date -u +%Y-%m-%dT%H:%MZ
+  build-gpu/bin/octoflow bench lbm --backend cuda --matrix
   for lattice in D2Q9 D3Q19 D3Q27; do
-    for collision in bgk trt mrt; do
-      for storage in fp32 fp16; do
-        build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --collision $collision --storage $storage --json
-      done
+    for storage in fp32 fp16; do
+      build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --collision trt --storage $storage --json
     done
     build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --collision mrt --les smagorinsky --json
   done

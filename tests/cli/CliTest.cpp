@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "TestSupport.hpp"
@@ -241,3 +243,34 @@ every = 120
   if (fs::exists(directory_ / "one" / "split.pvd")) EXPECT_EQ(compared, 3);  // steps 0, 120, 240
 }
 #endif
+
+// The benchmark table in one command: every lattice x BGK/MRT x FP32/FP16, with FP16's
+// speed-up and MRT's extra time worked out (here on the CPU, tiny boxes: the numbers themselves
+// are measured on GPUs, docs/PERFORMANCE.md).
+TEST_F(Cli, BenchMatrixCoversEveryLatticeCollisionAndStorage) {
+  const CommandResult table = runCli("bench lbm --matrix --backend cpu --size 4 --steps 2", directory_);
+  ASSERT_EQ(table.exitCode, 0) << table.output;
+  std::set<std::string> seen;
+  int fp16Rows = 0, mrtRows = 0;
+  std::istringstream lines(table.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("D", 0) != 0) continue;  // the rows start with the lattice
+    std::istringstream fields(line);
+    std::string lattice, collision, storage, nodes;
+    double mlups = 0.0;
+    fields >> lattice >> collision >> storage >> nodes >> mlups;
+    EXPECT_TRUE(seen.insert(lattice + " " + collision + " " + storage).second) << line;
+    EXPECT_EQ(nodes, lattice == "D2Q9" ? "64x64x1" : "4x4x4") << line;
+    EXPECT_GT(mlups, 0.0) << line;
+    if (storage == "fp16" && line.find("x ") != std::string::npos) ++fp16Rows;
+    if (collision == "mrt" && line.find(" %") != line.rfind(" %")) ++mrtRows;
+  }
+  for (const char* lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const char* collision : {"bgk", "mrt"})
+      for (const char* storage : {"fp32", "fp16"})
+        EXPECT_EQ(seen.count(std::string(lattice) + " " + collision + " " + storage), 1u)
+            << lattice << " " << collision << " " << storage << "\n" << table.output;
+  EXPECT_EQ(fp16Rows, 6) << table.output;  // a speed-up over FP32 on every FP16 row
+  EXPECT_EQ(mrtRows, 6) << table.output;   // an extra time over BGK on every MRT row
+  expectInputError("bench lbm --matrix --lattice D2Q9", "--lattice");
+}
