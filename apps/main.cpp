@@ -86,7 +86,9 @@ int runCli(int argc, char** argv) {
   benchLbm->add_option("--steps", benchSteps, "Timed steps (default: about one second)");
   benchLbm->add_option("--backend", benchBackendText, "auto | cuda | cpu");
   benchLbm->add_flag("--json", json, "One JSON object instead of text");
-  bool weak = false, matrix = false;
+  bool weak = false, matrix = false, timeline = false;
+  benchLbm->add_flag("--timeline", timeline,
+                     "Print when each phase of one step finished (GPU events; under mpirun with the halo exchange)");
   benchLbm->add_flag("--weak", weak, "Under mpirun: each rank keeps a box of --size (weak scaling); default: the box is cut over the ranks");
   benchLbm->add_flag("--matrix", matrix,
                      "D2Q9, D3Q19, D3Q27 x BGK, MRT x FP32, FP16 in one table (--size: the 3D edge, D2Q9 16 times it)")
@@ -131,6 +133,7 @@ int runCli(int argc, char** argv) {
     options.size = benchSize;
     options.steps = benchSteps;
     options.weak = weak;
+    options.timeline = timeline;
     if (matrix) {
       const auto results = bench::runLbmMatrix(options);
       if (!results.empty() && results.front().report) {

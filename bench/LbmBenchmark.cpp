@@ -117,17 +117,23 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
         std::max<std::size_t>(256u << 20, static_cast<std::size_t>(q) * config.extent.cellCount() / ranks * 4);
     result.copyBytesPerSecond = exec::measureCopyBandwidth(options.backend, copyBytes).bytesPerSecond;
   };
+  // The timeline's step: the first of the timed run (the warm-up ran steps 0 and 1).
+  if (options.timeline) result.timelineStep = 2;
   if (ranks == 1) {
     lbm::UniformSolver timed(config, options.backend);
+    timed.recordTimeline(result.timelineStep);
     measureCopy();
     timeSteps(timed, options.steps, result);
+    result.timeline = timed.timeline();
   } else {
 #if OCTOFLOW_HAVE_MPI
     parallel::DistributedSolver timed(MPI_COMM_WORLD, config, options.backend);
     result.report = timed.rank() == 0;
     result.halo = timed.haloPath();
+    timed.recordTimeline(result.timelineStep);
     measureCopy();
     timeSteps(timed, options.steps, result, [&] { return timed.haloTimes(); });
+    result.timeline = timed.timeline();
 #endif
   }
   result.mlups = static_cast<double>(config.extent.cellCount()) * result.steps / result.seconds / 1e6;
@@ -154,7 +160,18 @@ std::string formatText(const LbmBenchmarkResult& r) {
                 scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.ranks * r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy, haloTimes);
-  return text;
+  std::string result = text;
+  if (!r.timeline.empty()) {
+    std::snprintf(text, sizeof text, "  timeline of step %lld on rank 0 (%s), microseconds after it started:\n",
+                  r.timelineStep, r.backend == "cuda" ? "GPU events" : "host clock");
+    result += text;
+    for (const auto& mark : r.timeline) {
+      std::snprintf(text, sizeof text, "  %10.1f  %-7s  %s\n", mark.microseconds, mark.haloQueue ? "halo" : "compute",
+                    mark.what.c_str());
+      result += text;
+    }
+  }
+  return result;
 }
 
 std::string formatJson(const LbmBenchmarkResult& r) {

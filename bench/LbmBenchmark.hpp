@@ -21,6 +21,7 @@ struct LbmBenchmarkOptions {
   // Under mpirun with several ranks: the box is cut over the ranks (strong scaling), or with
   // `weak` each rank keeps a box of `size` and the whole grid grows along x (weak scaling).
   bool weak = false;
+  bool timeline = false;  // record and print one step's timeline (rank 0)
 };
 
 struct LbmBenchmarkResult {
@@ -45,6 +46,8 @@ struct LbmBenchmarkResult {
   // Rank 0's host time a step in the halo exchange of the timed run: in all, waiting for its
   // packing and copies, in MPI calls.
   double haloSecondsPerStep = 0.0, haloWaitSecondsPerStep = 0.0, haloMpiSecondsPerStep = 0.0;
+  long long timelineStep = -1;  // with `timeline`: the step recorded, and its marks
+  std::vector<lbm::UniformSolver::TimelineMark> timeline;
 };
 
 LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options);

@@ -62,6 +62,8 @@ if [ "$mpi" = ON ] && [ "$gpus" -ge 2 ]; then
     mpirun --oversubscribe -np $gpus -x OCTOFLOW_CUDA_IPC=0 $bench --size 256 --weak
     mpirun --oversubscribe -np $gpus -x OCTOFLOW_CUDA_IPC=0 $bench --size 256
     mpirun --oversubscribe -np $gpus $bench --size 256 --weak --les csm
+    # One step's phases on rank 0's GPU (CUDA events on the compute and halo streams).
+    mpirun --oversubscribe -np $gpus build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256 --weak --timeline
     mpirun --oversubscribe -np 1 $bench --size 256 --weak --les csm
   } > "$logs/scaling.txt" 2>&1
   cat "$logs/scaling.txt"

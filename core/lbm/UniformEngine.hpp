@@ -78,6 +78,9 @@ public:
   void haloAfterCompute() override { queues_.haloAfterCompute(); }
   void computeAfterHalo() override { queues_.computeAfterHalo(); }
   void synchronizeHalo() override { queues_.halo.synchronize(); }
+  void startTimeline() override { queues_.startTimeline(); }
+  void markTimeline(bool onHaloQueue) override { queues_.markTimeline(onHaloQueue); }
+  std::vector<double> stopTimeline() override { return queues_.stopTimeline(); }
   void synchronize() override { queues_.synchronize(); }
 
 private:

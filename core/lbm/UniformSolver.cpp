@@ -276,19 +276,39 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
 void UniformSolver::advance(Index steps) {
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
+    recordingTimeline_ = step_ == timelineStep_;
+    if (recordingTimeline_) {
+      timeline_.clear();
+      engine_->startTimeline();
+      markTimeline("step started", false);
+    }
     void* populations = populations_.data();
     LesVelocityValue *velocityIn = lesVelocity(step_), *velocityOut = lesVelocity(step_ + 1);
     for (const NodeBox& box : shell_) engine_->bulkStep(populations, odd, box, velocityIn, velocityOut);
     engine_->boundaryStep(populations, odd, boundaryMoments(step_), boundaryMoments(step_ + 1), velocityIn, velocityOut);
+    markTimeline(shell_.empty() ? "boundary nodes updated" : "layers next to the cuts and boundary nodes updated", false);
     if (haloExchange_) engine_->haloAfterCompute();
     engine_->bulkStep(populations, odd, interior_, velocityIn, velocityOut);
+    markTimeline("interior updated", false);
     ++step_;
     if (haloExchange_) {
       haloExchange_(odd);
       engine_->computeAfterHalo();
     }
+    if (recordingTimeline_) {
+      recordingTimeline_ = false;
+      const std::vector<double> microseconds = engine_->stopTimeline();
+      for (std::size_t m = 0; m < timeline_.size() && m < microseconds.size(); ++m)
+        timeline_[m].microseconds = microseconds[m];
+    }
   }
   engine_->synchronize();
+}
+
+void UniformSolver::markTimeline(const std::string& what, bool haloQueue) {
+  if (!recordingTimeline_) return;
+  timeline_.push_back(TimelineMark{what, haloQueue, 0.0});
+  engine_->markTimeline(haloQueue);
 }
 
 void UniformSolver::packHalo(const HaloBox& box, void* workingBuffer) {

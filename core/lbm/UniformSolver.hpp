@@ -5,6 +5,7 @@
 #include <functional>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/Extent.hpp"
@@ -91,6 +92,10 @@ public:
   virtual void computeAfterHalo() = 0;  // and the reverse
   virtual void synchronizeHalo() = 0;
   virtual void synchronize() = 0;       // both queues
+  // Marks on the queues while recording; their times (microseconds after the first) at the end.
+  virtual void startTimeline() = 0;
+  virtual void markTimeline(bool onHaloQueue) = 0;
+  virtual std::vector<double> stopTimeline() = 0;
 };
 template <class L>
 std::unique_ptr<UniformEngine> makeCpuEngineFor(const UniformSolverConfig& config, const NodeLists& lists);
@@ -153,6 +158,18 @@ public:
   const std::vector<NodeBox>& shellBoxes() const { return shell_; }
   const NodeBox& interiorBox() const { return interior_; }
 
+  // The timeline of one step (`bench lbm --timeline`): when its phases finished on the GPU (on
+  // the CPU: when they returned), microseconds after the step started, and on which queue.
+  struct TimelineMark {
+    std::string what;
+    bool haloQueue = false;
+    double microseconds = 0.0;
+  };
+  void recordTimeline(Index step) { timelineStep_ = step; }
+  const std::vector<TimelineMark>& timeline() const { return timeline_; }
+  // A mark after the work queued so far on one queue, while the chosen step runs.
+  void markTimeline(const std::string& what, bool haloQueue);
+
   Index step() const { return step_; }
   exec::Backend backend() const { return backend_; }
   const UniformSolverConfig& config() const { return config_; }
@@ -186,6 +203,9 @@ private:
   std::function<void(bool)> haloExchange_;
   std::vector<NodeBox> shell_;
   NodeBox interior_;
+  Index timelineStep_ = -1;
+  bool recordingTimeline_ = false;
+  std::vector<TimelineMark> timeline_;
   Index step_ = 0;
 };
 

@@ -344,6 +344,8 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     else if (staged)
       local_->copyOnHaloQueue(sendStaging_[side].data(), packed, sendBytes[side]);
   }
+  const std::string axisName(1, "xyz"[axis]);
+  local_->markTimeline(axisName + " halos packed and sent", true);
   auto start = Clock::now();
   local_->synchronizeHalo();
   haloTimes_.waitingForCopies += secondsSince(start);
@@ -378,6 +380,7 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     if (in[side].velocityBytes)
       local_->copyLesVelocityHalo(in[side].velocity, arrived + in[side].populationBytes, false);
   }
+  local_->markTimeline(axisName + " halos received and unpacked", true);
 }
 
 void DistributedSolver::gatherOwned(const std::vector<float>& owned, int perNode, std::vector<float>& whole) {

@@ -49,6 +49,9 @@ public:
     Index exchanges = 0;
   };
   const HaloTimes& haloTimes() const { return haloTimes_; }
+  // This rank's timeline of one step, with its halo exchange (UniformSolver::recordTimeline).
+  void recordTimeline(Index step) { local_->recordTimeline(step); }
+  const std::vector<lbm::UniformSolver::TimelineMark>& timeline() const { return local_->timeline(); }
 
   // Collective. The whole grid's fields on rank 0 (other ranks get empty buffers).
   const lbm::HostFields& fetchFields(bool wantDensity, bool wantVelocity);

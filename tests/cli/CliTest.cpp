@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "TestSupport.hpp"
 
@@ -241,6 +242,36 @@ every = 120
     ++compared;
   }
   if (fs::exists(directory_ / "one" / "split.pvd")) EXPECT_EQ(compared, 3);  // steps 0, 120, 240
+}
+
+// `bench lbm --timeline` on two ranks: one step's phases in the order they ran (on the CPU the
+// host clock; on a GPU the same marks are CUDA events), the halo exchange of the cut axis among them.
+TEST_F(Cli, BenchTimelineListsTheStepsPhasesAndHaloExchangeInOrder) {
+  const CommandResult two = octoflow::testing::runCommand(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(OCTOFLOW_MPIEXEC) +
+          "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 '" + std::string(OCTOFLOW_CLI_PATH) +
+          "' bench lbm --backend cpu --lattice D3Q19 --size 8 --steps 4 --timeline",
+      directory_);
+  ASSERT_EQ(two.exitCode, 0) << two.output;
+  EXPECT_NE(two.output.find("timeline of step 2 on rank 0 (host clock)"), std::string::npos) << two.output;
+  double previous = -1.0;
+  std::vector<std::string> phases;
+  std::istringstream lines(two.output);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    double microseconds = 0.0;
+    std::string queue;
+    if (!(fields >> microseconds >> queue) || (queue != "compute" && queue != "halo")) continue;
+    EXPECT_GE(microseconds, previous) << line;  // the CPU runs the phases in call order
+    previous = microseconds;
+    std::string what;
+    std::getline(fields >> std::ws, what);
+    phases.push_back(what);
+  }
+  const std::vector<std::string> expected{"step started", "layers next to the cuts and boundary nodes updated",
+                                          "interior updated", "z halos packed and sent",
+                                          "z halos received and unpacked"};
+  EXPECT_EQ(phases, expected) << two.output;
 }
 #endif
 

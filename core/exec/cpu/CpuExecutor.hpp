@@ -1,6 +1,8 @@
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
@@ -43,6 +45,25 @@ struct CpuQueues {
   void haloAfterCompute() {}
   void computeAfterHalo() {}
   void synchronize() {}
+
+  // A timeline (see CudaQueues): here the host times of the calls, which run the work.
+  void startTimeline() {
+    marks_.clear();
+    recording_ = true;
+  }
+  void markTimeline(bool) {
+    if (recording_) marks_.push_back(std::chrono::steady_clock::now());
+  }
+  std::vector<double> stopTimeline() {
+    recording_ = false;
+    std::vector<double> microseconds;
+    for (const auto& mark : marks_) microseconds.push_back(std::chrono::duration<double, std::micro>(mark - marks_[0]).count());
+    return microseconds;
+  }
+
+private:
+  std::vector<std::chrono::steady_clock::time_point> marks_;
+  bool recording_ = false;
 };
 
 }  // namespace octoflow::exec

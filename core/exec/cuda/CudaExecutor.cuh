@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
@@ -101,6 +102,7 @@ public:
   }
   ~CudaQueues() {
     cudaStreamSynchronize(halo.stream);
+    for (cudaEvent_t mark : timelineMarks_) cudaEventDestroy(mark);
     cudaEventDestroy(haloMark_);
     cudaEventDestroy(computeMark_);
     cudaStreamDestroy(halo.stream);
@@ -117,12 +119,42 @@ public:
     compute.synchronize();
   }
 
+  // A timeline of queued work: marks on either stream while recording, read back as microseconds
+  // after the first one once the work is done.
+  void startTimeline() {
+    marksUsed_ = 0;
+    recording_ = true;
+  }
+  void markTimeline(bool onHalo) {
+    if (!recording_) return;
+    if (marksUsed_ == timelineMarks_.size()) {
+      cudaEvent_t mark;
+      OCTO_CUDA_CHECK(cudaEventCreate(&mark));
+      timelineMarks_.push_back(mark);
+    }
+    OCTO_CUDA_CHECK(cudaEventRecord(timelineMarks_[marksUsed_++], onHalo ? halo.stream : compute.stream));
+  }
+  std::vector<double> stopTimeline() {
+    recording_ = false;
+    synchronize();
+    std::vector<double> microseconds;
+    for (std::size_t m = 0; m < marksUsed_; ++m) {
+      float milliseconds = 0.0f;
+      OCTO_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, timelineMarks_[0], timelineMarks_[m]));
+      microseconds.push_back(1000.0 * milliseconds);
+    }
+    return microseconds;
+  }
+
 private:
   static void order(const CudaExecutor& first, cudaEvent_t mark, const CudaExecutor& then) {
     OCTO_CUDA_CHECK(cudaEventRecord(mark, first.stream));
     OCTO_CUDA_CHECK(cudaStreamWaitEvent(then.stream, mark, 0));
   }
   cudaEvent_t computeMark_ = nullptr, haloMark_ = nullptr;
+  std::vector<cudaEvent_t> timelineMarks_;
+  std::size_t marksUsed_ = 0;
+  bool recording_ = false;
 };
 
 }  // namespace octoflow::exec
