@@ -188,6 +188,17 @@ fields = []
 }
 
 #ifdef OCTOFLOW_MPIEXEC
+namespace {
+// The program under `mpirun -np 2` (one OpenMP thread a rank).
+CommandResult runCliOnTwoRanks(const std::string& arguments, const fs::path& workingDirectory) {
+  return octoflow::testing::runCommand("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" +
+                                           std::string(OCTOFLOW_MPIEXEC) +
+                                           "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 '" +
+                                           std::string(OCTOFLOW_CLI_PATH) + "' " + arguments,
+                                       workingDirectory);
+}
+}  // namespace
+
 TEST_F(Cli, TwoMpiRanksWriteTheSameFilesAsOne) {
   // A cylinder in a channel cut over two ranks: forces.csv and the fields, byte for byte.
   const std::string caseText = R"([case]
@@ -221,11 +232,7 @@ every = 120
   writeCase("split.toml", caseText);
   const CommandResult one = runCli("run split.toml --backend cpu --output one", directory_);
   ASSERT_EQ(one.exitCode, 0) << one.output;
-  const CommandResult two = octoflow::testing::runCommand(
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(OCTOFLOW_MPIEXEC) +
-          "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 '" + std::string(OCTOFLOW_CLI_PATH) +
-          "' run split.toml --backend cpu --output two",
-      directory_);
+  const CommandResult two = runCliOnTwoRanks("run split.toml --backend cpu --output two", directory_);
   ASSERT_EQ(two.exitCode, 0) << two.output;
   EXPECT_NE(two.output.find("2 MPI ranks"), std::string::npos) << two.output;
   const auto contents = [](const fs::path& path) {
@@ -247,11 +254,8 @@ every = 120
 // `bench lbm --timeline` on two ranks: one step's phases in the order they ran (on the CPU the
 // host clock; on a GPU the same marks are CUDA events), the halo exchange of the cut axis among them.
 TEST_F(Cli, BenchTimelineListsTheStepsPhasesAndHaloExchangeInOrder) {
-  const CommandResult two = octoflow::testing::runCommand(
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(OCTOFLOW_MPIEXEC) +
-          "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 '" + std::string(OCTOFLOW_CLI_PATH) +
-          "' bench lbm --backend cpu --lattice D3Q19 --size 8 --steps 4 --timeline",
-      directory_);
+  const CommandResult two =
+      runCliOnTwoRanks("bench lbm --backend cpu --lattice D3Q19 --size 8 --steps 4 --timeline", directory_);
   ASSERT_EQ(two.exitCode, 0) << two.output;
   EXPECT_NE(two.output.find("timeline of step 2 on rank 0 (host clock)"), std::string::npos) << two.output;
   double previous = -1.0;
