@@ -305,9 +305,9 @@ void UniformSolver::advance(Index steps) {
   engine_->synchronize();
 }
 
-void UniformSolver::markTimeline(const std::string& what, bool haloQueue) {
+void UniformSolver::markTimeline(const char* what, bool haloQueue, int axis) {
   if (!recordingTimeline_) return;
-  timeline_.push_back(TimelineMark{what, haloQueue, 0.0});
+  timeline_.push_back(TimelineMark{axis >= 0 ? std::string(1, "xyz"[axis]) + " " + what : what, haloQueue, 0.0});
   engine_->markTimeline(haloQueue);
 }
 

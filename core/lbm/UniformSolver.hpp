@@ -167,8 +167,9 @@ public:
   };
   void recordTimeline(Index step) { timelineStep_ = step; }
   const std::vector<TimelineMark>& timeline() const { return timeline_; }
-  // A mark after the work queued so far on one queue, while the chosen step runs.
-  void markTimeline(const std::string& what, bool haloQueue);
+  // A mark after the work queued so far on one queue, while the chosen step runs (`axis` >= 0
+  // prefixes its name); nothing otherwise.
+  void markTimeline(const char* what, bool haloQueue, int axis = -1);
 
   Index step() const { return step_; }
   exec::Backend backend() const { return backend_; }

@@ -344,8 +344,7 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     else if (staged)
       local_->copyOnHaloQueue(sendStaging_[side].data(), packed, sendBytes[side]);
   }
-  const std::string axisName(1, "xyz"[axis]);
-  local_->markTimeline(axisName + " halos packed and sent", true);
+  local_->markTimeline("halos packed and sent", true, axis);
   auto start = Clock::now();
   local_->synchronizeHalo();
   haloTimes_.waitingForCopies += secondsSince(start);
@@ -380,7 +379,7 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     if (in[side].velocityBytes)
       local_->copyLesVelocityHalo(in[side].velocity, arrived + in[side].populationBytes, false);
   }
-  local_->markTimeline(axisName + " halos received and unpacked", true);
+  local_->markTimeline("halos received and unpacked", true, axis);
 }
 
 void DistributedSolver::gatherOwned(const std::vector<float>& owned, int perNode, std::vector<float>& whole) {
