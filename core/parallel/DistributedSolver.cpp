@@ -135,11 +135,10 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
   MPI_Comm_rank(communicator_, &rank_);
   // Every rank must run on the same backend (a rank without a usable GPU would otherwise fall back
   // to the CPU alone, and its collective calls would no longer match the others').
-  const int cuda = backend_ == exec::Backend::Cuda ? 1 : 0;
-  int everyRankCuda = cuda;
-  check(MPI_Allreduce(&cuda, &everyRankCuda, 1, MPI_INT, MPI_MIN, communicator_), "MPI_Allreduce");
+  const bool cuda = backend_ == exec::Backend::Cuda;
+  const bool everyRankCuda = everyRank(communicator_, cuda);
   const HostPlace host = placeOnHost(communicator_);  // collective: every rank calls it
-  if (everyRankCuda != cuda)
+  if (cuda && !everyRankCuda)
     throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
                 "give every rank a GPU)");
   if (ranks_ > 1 && whole.extent.cellCount() > INT_MAX)
@@ -166,11 +165,10 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
   if (!everyRank(communicator_, messageCapacity_ <= INT_MAX))
     throw Error("halo exchange: a face of a piece holds over 2 GiB; use more MPI ranks");
   const exec::MemorySpace working = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
-  for (int side = 0; side < 2; ++side) {
-    sendWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
-    receiveWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
-  }
+  for (int side = 0; side < 2; ++side) sendWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
   if (backend_ == exec::Backend::Cuda) connectPeers(host.hostOfRank);
+  if (!peersConnected_)  // over CUDA IPC messages arrive in the peer inboxes
+    for (int side = 0; side < 2; ++side) receiveWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
   if (working != staging && !deviceBuffersToMpi_ && !peersConnected_)
     for (int side = 0; side < 2; ++side) {
       sendStaging_[side] = exec::Buffer<unsigned char>(staging, messageCapacity_);
