@@ -86,7 +86,8 @@ int runCli(int argc, char** argv) {
   benchLbm->add_option("--steps", benchSteps, "Timed steps (default: about one second)");
   benchLbm->add_option("--backend", benchBackendText, "auto | cuda | cpu");
   benchLbm->add_flag("--json", json, "One JSON object instead of text");
-  bool weak = false, matrix = false, timeline = false;
+  bool weak = false, matrix = false, timeline = false, forced = false;
+  benchLbm->add_flag("--forced", forced, "With a uniform body force (1e-6 along x): times the kernels' forced form");
   benchLbm->add_flag("--timeline", timeline,
                      "Print when each phase of one step finished (GPU events; under mpirun with the halo exchange)");
   benchLbm->add_flag("--weak", weak, "Under mpirun: each rank keeps a box of --size (weak scaling); default: the box is cut over the ranks");
@@ -134,6 +135,7 @@ int runCli(int argc, char** argv) {
     options.steps = benchSteps;
     options.weak = weak;
     options.timeline = timeline;
+    options.forced = forced;
     if (matrix) {
       const auto results = bench::runLbmMatrix(options);
       if (!results.empty() && results.front().report) {

@@ -88,6 +88,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   const long long grown = options.weak ? size * ranks : size;
   config.extent = dimensions == 3 ? Extent{size, size, grown} : Extent{size, grown, 1};
   config.tau = 0.6f;
+  if (options.forced) config.acceleration = {1e-6f, 0.0f, 0.0f};
   for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
 
   LbmBenchmarkResult result;
@@ -95,6 +96,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.collision = lbm::collisionName(options.collision);
   result.storage = lbm::storageName(options.storage);
   result.les = options.les == lbm::LesModel::Smagorinsky ? "smagorinsky" : (options.les == lbm::LesModel::Csm ? "csm" : "none");
+  result.forced = options.forced;
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   result.nx = config.extent.nx;
@@ -153,11 +155,11 @@ std::string formatText(const LbmBenchmarkResult& r) {
                   1e6 * r.haloSecondsPerStep, 1e6 * r.haloWaitSecondsPerStep, 1e6 * r.haloMpiSecondsPerStep);
   char text[920];
   std::snprintf(text, sizeof text,
-                "octoflow bench lbm: %s %s %s les=%s on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
+                "octoflow bench lbm: %s %s %s les=%s%s on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
                 "  %.1f MLUPS, %.0f B/update -> %.1f GB/s effective\n"
                 "  copy bandwidth (same process, all ranks) %.1f GB/s -> %.1f %% of the copy roofline\n%s",
-                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.device.c_str(), r.backend.c_str(), r.ranks,
-                scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
+                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? " forced" : "",
+                r.device.c_str(), r.backend.c_str(), r.ranks, scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.ranks * r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy, haloTimes);
   std::string result = text;
@@ -178,12 +180,13 @@ std::string formatJson(const LbmBenchmarkResult& r) {
   char text[1100];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", \"les\": \"%s\", "
-                "\"backend\": \"%s\", \"device\": \"%s\", "
+                "\"forced\": %s, \"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
                 "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s, \"halos\": \"%s\", "
                 "\"halo_us_per_step\": %.1f, \"halo_wait_us_per_step\": %.1f, \"halo_mpi_us_per_step\": %.1f}\n",
-                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
+                r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? "true" : "false",
+                r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy, r.ranks,
                 r.weak ? "true" : "false", r.ranks > 1 ? r.halo.c_str() : "none", 1e6 * r.haloSecondsPerStep,
@@ -216,8 +219,8 @@ std::string formatMatrix(const std::vector<LbmBenchmarkResult>& results) {
   const LbmBenchmarkResult& first = results.front();
   std::string text;
   char line[400];
-  std::snprintf(line, sizeof line, "octoflow bench lbm --matrix: les=%s on %s [%s] x %d rank(s)%s\n", first.les.c_str(),
-                first.device.c_str(), first.backend.c_str(), first.ranks,
+  std::snprintf(line, sizeof line, "octoflow bench lbm --matrix: les=%s%s on %s [%s] x %d rank(s)%s\n", first.les.c_str(),
+                first.forced ? " forced" : "", first.device.c_str(), first.backend.c_str(), first.ranks,
                 first.ranks > 1 ? (first.weak ? " (weak)" : " (strong)") : "");
   text += line;
   std::snprintf(line, sizeof line, "%-7s %-9s %-7s %-17s %12s %10s %9s %9s %14s\n", "lattice", "collision", "storage",

@@ -22,6 +22,9 @@ struct LbmBenchmarkOptions {
   // `weak` each rank keeps a box of `size` and the whole grid grows along x (weak scaling).
   bool weak = false;
   bool timeline = false;  // record and print one step's timeline (rank 0)
+  // A uniform body force (lattice acceleration 1e-6 along x), so that the kernels' forced form
+  // is timed: the one a body-force driven case runs.
+  bool forced = false;
 };
 
 struct LbmBenchmarkResult {
@@ -29,6 +32,7 @@ struct LbmBenchmarkResult {
   std::string collision;
   std::string storage;
   std::string les;
+  bool forced = false;
   std::string backend;
   std::string device;
   long long nx = 0, ny = 0, nz = 0;

@@ -40,6 +40,13 @@ cat "$logs/info.txt"
     done
     build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --collision mrt --les smagorinsky --json
   done
+  # The forced form (a body force), which body-force driven cases run.
+  for lattice in D2Q9 D3Q19 D3Q27; do
+    for storage in fp32 fp16; do
+      build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --storage $storage --forced --json
+    done
+    build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --collision mrt --forced --json
+  done
   for lattice in D3Q19 D3Q27; do
     build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --les csm --json
     build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --collision mrt --les csm --json

@@ -79,6 +79,20 @@ OCTO_HD OCTO_INLINE Value* slot(Value* populations, int q, Index nodeCount) {
   return populations + q * nodeCount;
 }
 
+// Where each population's slot array starts, worked out once on the host and handed to a kernel
+// with its parameters. Written as slot(populations, q, n) + node inside a kernel, the compiler
+// folds the two into one 64-bit sum per population (q n + node, shifted, added: eight
+// instructions an address on sm_90); from a base it cannot see through, an address is one wide
+// multiply-add of the 32-bit node index.
+template <class L, class Value>
+struct SlotBases {
+  Value* base[L::Q];
+  SlotBases(Value* populations, Index nodeCount) {
+    for (int q = 0; q < L::Q; ++q) base[q] = slot(populations, q, nodeCount);
+  }
+  OCTO_HD OCTO_INLINE Value* operator[](int q) const { return base[q]; }
+};
+
 // Node indices of the neighbours x + d of a node, d in {-1, 0, 1}^3, wrapped across every face
 // (a wrapped index across a non-periodic face is never used: such links reflect).
 struct Neighbourhood {
@@ -110,25 +124,25 @@ struct Neighbourhood {
 };
 
 // The populations that arrive at a bulk node in a step of parity Odd.
-template <class L, class S, bool Odd>
-OCTO_HD OCTO_INLINE void gatherBulk(const typename S::Value* populations, Index nodeCount,
-                                    const Neighbourhood& neighbours, float (&g)[L::Q]) {
+template <class L, class S, bool Odd, class Value>
+OCTO_HD OCTO_INLINE void gatherBulk(const SlotBases<L, Value>& slots, const Neighbourhood& neighbours,
+                                    float (&g)[L::Q]) {
   OCTO_UNROLL
   for (int q = 0; q < L::Q; ++q)
-    g[q] = S::load(loadPopulation(Odd ? slot(populations, L::opposite(q), nodeCount) + neighbours.template from<L>(q)
-                                      : slot(populations, q, nodeCount) + neighbours.node()));
+    g[q] = S::load(loadPopulation(Odd ? slots[L::opposite(q)] + neighbours.template from<L>(q)
+                                      : slots[q] + neighbours.node()));
 }
 
 // Where a bulk node's post-collision populations go in a step of parity Odd.
 template <class L, class S, bool Odd>
-OCTO_HD OCTO_INLINE void scatterBulk(typename S::Value* populations, Index nodeCount,
-                                     const Neighbourhood& neighbours, const float (&g)[L::Q]) {
+OCTO_HD OCTO_INLINE void scatterBulk(const SlotBases<L, typename S::Value>& slots, const Neighbourhood& neighbours,
+                                     const float (&g)[L::Q]) {
   OCTO_UNROLL
   for (int q = 0; q < L::Q; ++q) {
     if (Odd)
-      slot(populations, q, nodeCount)[neighbours.template to<L>(q)] = S::store(g[q]);
+      slots[q][neighbours.template to<L>(q)] = S::store(g[q]);
     else
-      slot(populations, L::opposite(q), nodeCount)[neighbours.node()] = S::store(g[q]);
+      slots[L::opposite(q)][neighbours.node()] = S::store(g[q]);
   }
 }
 
@@ -290,25 +304,24 @@ template <class L, class S, class Collision, bool Odd, bool Forced, bool Csm = f
 struct BulkStep {
   GridView grid;
   Collision collision;
-  typename S::Value* populations;
+  SlotBases<L, typename S::Value> slots;
   const LesVelocityValue* velocityIn = nullptr;  // CSM: the previous step's velocity field, and the next's
   LesVelocityValue* velocityOut = nullptr;
 
   OCTO_HD void operator()(Index i, Index j, Index k) const {
-    const Extent& e = grid.extent;
-    const Neighbourhood neighbours(e, i, j, k);
+    const Neighbourhood neighbours(grid.extent, i, j, k);
     // The populations are loaded before the node's kind is known (every slot they come from lies
     // in the array): waiting for the kind first would add a memory latency to every thread. A
     // non-bulk node may so read slots a halo copy is writing at the same time (beside a ghost
     // layer); it discards what it read.
     float g[L::Q];
-    gatherBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
+    gatherBulk<L, S, Odd>(slots, neighbours, g);
     if (grid.kindOf(neighbours.node()) != kBulkNode) return;
     if constexpr (Csm)
       collideWithLes<L, Forced>(collision, g, grid.acceleration, velocityIn, velocityOut, neighbours, 0u);
     else
       collision.template collide<L, Forced>(g, grid.acceleration);
-    scatterBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
+    scatterBulk<L, S, Odd>(slots, neighbours, g);
   }
 };
 
@@ -363,13 +376,12 @@ OCTO_HD OCTO_INLINE void writeMoments(float* density, float* velocity, Index nod
 template <class L, class S, bool Odd>
 struct BulkMacroscopic {
   GridView grid;
-  const typename S::Value* populations;
+  SlotBases<L, const typename S::Value> slots;
   float* density;   // nodeCount values, or null
   float* velocity;  // 3 * nodeCount values, or null
 
   OCTO_HD void operator()(Index i, Index j, Index k) const {
-    const Extent& e = grid.extent;
-    const Neighbourhood neighbours(e, i, j, k);
+    const Neighbourhood neighbours(grid.extent, i, j, k);
     const NodeIndex node = neighbours.node();
     const std::uint8_t kind = grid.kindOf(node);
     if (kind == kBoundaryNode) return;
@@ -377,7 +389,7 @@ struct BulkMacroscopic {
     Vector3 u;
     if (kind == kBulkNode) {
       float g[L::Q];
-      gatherBulk<L, S, Odd>(populations, e.cellCount(), neighbours, g);
+      gatherBulk<L, S, Odd>(slots, neighbours, g);
       moments<L>(g, grid.acceleration, rho, u);
     }
     writeMoments(density, velocity, node, rho, u);

@@ -32,13 +32,11 @@ public:
     auto* values = static_cast<Value*>(populations);
     const Vector3& a = grid_.acceleration;
     const bool forced = a.x != 0.0f || a.y != 0.0f || a.z != 0.0f;
-    if (velocityIn)  // CSM: the general (forced) form with the velocity fields
-      odd ? bulkStep<true, true, true>(box, values, velocityIn, velocityOut)
-          : bulkStep<false, true, true>(box, values, velocityIn, velocityOut);
-    else if (odd)
-      forced ? bulkStep<true, true>(box, values) : bulkStep<true, false>(box, values);
+    if (velocityIn)  // CSM, with the velocity fields
+      odd ? bulkStepOf<true, true>(forced, box, values, velocityIn, velocityOut)
+          : bulkStepOf<false, true>(forced, box, values, velocityIn, velocityOut);
     else
-      forced ? bulkStep<false, true>(box, values) : bulkStep<false, false>(box, values);
+      odd ? bulkStepOf<true, false>(forced, box, values) : bulkStepOf<false, false>(forced, box, values);
   }
   void boundaryStep(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
                     const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut) override {
@@ -51,9 +49,9 @@ public:
                    float* velocity) override {
     const auto* values = static_cast<const Value*>(populations);
     if (odd)
-      queues_.compute.parallelFor3(grid_.extent, BulkMacroscopic<L, S, true>{grid_, values, density, velocity});
+      queues_.compute.parallelFor3(grid_.extent, BulkMacroscopic<L, S, true>{grid_, {values, nodeCount()}, density, velocity});
     else
-      queues_.compute.parallelFor3(grid_.extent, BulkMacroscopic<L, S, false>{grid_, values, density, velocity});
+      queues_.compute.parallelFor3(grid_.extent, BulkMacroscopic<L, S, false>{grid_, {values, nodeCount()}, density, velocity});
     queues_.compute.parallelFor(lists_.boundaryCount, BoundaryMacroscopic<L, S>{grid_, values, odd, lists_.boundaryNodes,
                                                                            previous, density, velocity});
   }
@@ -86,15 +84,27 @@ public:
 private:
   // Resident 256-thread blocks per SM the bulk kernels ask the CUDA register allocator for: the
   // fastest measured on an H200 (docs/PERFORMANCE.md). FP16 moves half the bytes a load, so it
-  // needs more threads in flight; fewer registers than these spill.
+  // needs more threads in flight, and so does D3Q27 MRT; only the lean forms (no body force, no
+  // CSM) fit in the registers that leaves: the others spilled 100-320 bytes (ptxas, sm_90).
   static constexpr bool kMrt = std::is_same_v<Collision, Mrt>;
-  static constexpr int kBulkBlocksPerSm = (L::Q <= 9 ? 4 : (L::Q <= 19 ? 3 : (kMrt ? 3 : 2))) +
-                                          (S::kind == StorageKind::Fp16 && !kMrt ? 1 : 0);
-  template <bool Odd, bool Forced, bool Csm = false>
-  void bulkStep(const NodeBox& box, Value* values, const LesVelocityValue* velocityIn = nullptr,
-                LesVelocityValue* velocityOut = nullptr) {
-    queues_.compute.template parallelFor3<kBulkBlocksPerSm>(
-        box, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, values, velocityIn, velocityOut});
+  static constexpr int bulkBlocksPerSm(bool forced, bool csm) {
+    const int blocks = L::Q <= 9 ? 4 : (L::Q <= 19 ? 3 : 2);
+    const bool lean = !forced && !csm;
+    const bool moreInFlight = kMrt ? L::Q == 27 : S::kind == StorageKind::Fp16;
+    return blocks + (lean && moreInFlight ? 1 : 0);
+  }
+  template <bool Odd, bool Csm>
+  void bulkStepOf(bool forced, const NodeBox& box, Value* values, const LesVelocityValue* velocityIn = nullptr,
+                  LesVelocityValue* velocityOut = nullptr) {
+    forced ? bulkStep<Odd, true, Csm>(box, values, velocityIn, velocityOut)
+           : bulkStep<Odd, false, Csm>(box, values, velocityIn, velocityOut);
+  }
+  template <bool Odd, bool Forced, bool Csm>
+  void bulkStep(const NodeBox& box, Value* values, const LesVelocityValue* velocityIn,
+                LesVelocityValue* velocityOut) {
+    queues_.compute.template parallelFor3<bulkBlocksPerSm(Forced, Csm)>(
+        box, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, {values, nodeCount()}, velocityIn,
+                                                             velocityOut});
   }
   Index nodeCount() const { return grid_.extent.cellCount(); }
   GridView grid_;

@@ -35,10 +35,11 @@ void gather(const GridView& grid, const NodeClassification& classes, const std::
   Index i, j, k;
   grid.extent.coordinates(node, i, j, k);
   const Neighbourhood neighbours(grid.extent, i, j, k);
+  const SlotBases<L, const float> slots(values.data(), n);
   if (odd)
-    gatherBulk<L, Fp32Storage, true>(values.data(), n, neighbours, g);
+    gatherBulk<L, Fp32Storage, true>(slots, neighbours, g);
   else
-    gatherBulk<L, Fp32Storage, false>(values.data(), n, neighbours, g);
+    gatherBulk<L, Fp32Storage, false>(slots, neighbours, g);
 }
 }  // namespace
 
@@ -113,9 +114,10 @@ TEST(Streaming, InPlaceStepsStreamEveryPopulationOnceAStep) {
   const std::vector<float> start = values;
   GridView grid;
   grid.extent = extent;
+  const SlotBases<L, float> slots(values.data(), n);
   exec::CpuExecutor executor;
-  executor.parallelFor3(extent, BulkStep<L, Fp32Storage, NoCollision, false, false>{grid, NoCollision{}, values.data()});
-  executor.parallelFor3(extent, BulkStep<L, Fp32Storage, NoCollision, true, false>{grid, NoCollision{}, values.data()});
+  executor.parallelFor3(extent, BulkStep<L, Fp32Storage, NoCollision, false, false>{grid, NoCollision{}, slots});
+  executor.parallelFor3(extent, BulkStep<L, Fp32Storage, NoCollision, true, false>{grid, NoCollision{}, slots});
   for (Index node = 0; node < n; ++node) {
     Index i, j, k;
     extent.coordinates(node, i, j, k);
