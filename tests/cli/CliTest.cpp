@@ -309,3 +309,17 @@ TEST_F(Cli, BenchMatrixCoversEveryLatticeCollisionAndStorage) {
   EXPECT_EQ(mrtRows, 6) << table.output;   // an extra time over BGK on every MRT row
   expectInputError("bench lbm --matrix --lattice D2Q9", "--lattice");
 }
+
+// `--forced` times the kernels' body-force form, and the result says which form it timed.
+TEST_F(Cli, BenchReportsWhetherTheForcedKernelFormWasTimed) {
+  const std::string bench = "bench lbm --backend cpu --lattice D3Q19 --size 4 --steps 2 --json";
+  const CommandResult plain = runCli(bench, directory_);
+  ASSERT_EQ(plain.exitCode, 0) << plain.output;
+  EXPECT_NE(plain.output.find("\"forced\": false"), std::string::npos) << plain.output;
+  const CommandResult forced = runCli(bench + " --forced", directory_);
+  ASSERT_EQ(forced.exitCode, 0) << forced.output;
+  EXPECT_NE(forced.output.find("\"forced\": true"), std::string::npos) << forced.output;
+  const CommandResult text = runCli("bench lbm --backend cpu --lattice D2Q9 --size 8 --steps 2 --forced", directory_);
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_NE(text.output.find("les=none forced on"), std::string::npos) << text.output;
+}
