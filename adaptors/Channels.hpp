@@ -10,5 +10,6 @@ constexpr const char* kAmrChannel = "amr";            // octree (vtkNonOverlappi
 
 constexpr const char* kDensityArray = "density";
 constexpr const char* kVelocityArray = "velocity";
+constexpr const char* kNormalsArray = "Normals";  // a surface's point normals (ParaView's name)
 
 }  // namespace octoflow::adaptors

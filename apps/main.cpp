@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "IsosurfaceBenchmark.hpp"
 #include "LbmBenchmark.hpp"
 #include "RunCommand.hpp"
 #include "common/Error.hpp"
@@ -97,6 +98,17 @@ int runCli(int argc, char** argv) {
       ->excludes("--collision")
       ->excludes("--storage");
 
+  auto* benchIsosurface = benchCommand->add_subcommand(
+      "isosurface", "phi = 0.5 surface of a sphere extracted on the device vs copying the whole field to the host");
+  std::string isosurfaceBackendText = "auto";
+  long long isosurfaceSize = 0;
+  int isosurfaceRepeats = 0;
+  bool isosurfaceJson = false;
+  benchIsosurface->add_option("--size", isosurfaceSize, "Nodes per axis of the cubic field (default 512 on CUDA, 64 on CPU)");
+  benchIsosurface->add_option("--repeats", isosurfaceRepeats, "Timed extractions (default 20 on CUDA, 3 on CPU)");
+  benchIsosurface->add_option("--backend", isosurfaceBackendText, "auto | cuda | cpu");
+  benchIsosurface->add_flag("--json", isosurfaceJson, "One JSON object instead of text");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::Success& success) {
@@ -148,6 +160,17 @@ int runCli(int argc, char** argv) {
     }
     const auto result = bench::runLbmBenchmark(options);
     if (result.report) std::fputs((json ? bench::formatJson(result) : bench::formatText(result)).c_str(), stdout);
+    return 0;
+  }
+  if (*benchIsosurface) {
+    bench::IsosurfaceBenchmarkOptions options;
+    options.backend = exec::resolveBackend(exec::parseBackendChoice(isosurfaceBackendText, "--backend"));
+    if (isosurfaceSize < 0) throw InputError("--size", "", "expected a positive integer");
+    if (isosurfaceRepeats < 0) throw InputError("--repeats", "", "expected a positive integer");
+    options.size = isosurfaceSize;
+    options.repeats = isosurfaceRepeats;
+    const auto result = bench::runIsosurfaceBenchmark(options);
+    std::fputs((isosurfaceJson ? bench::formatJson(result) : bench::formatText(result)).c_str(), stdout);
     return 0;
   }
   return kExitInputError;

@@ -1,6 +1,7 @@
 // The command line program as a user meets it: exit codes, messages, nothing half-written.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -322,4 +323,19 @@ TEST_F(Cli, BenchReportsWhetherTheForcedKernelFormWasTimed) {
   const CommandResult text = runCli("bench lbm --backend cpu --lattice D2Q9 --size 8 --steps 2 --forced", directory_);
   ASSERT_EQ(text.exitCode, 0) << text.output;
   EXPECT_NE(text.output.find("les=none forced on"), std::string::npos) << text.output;
+}
+
+// `bench isosurface` extracts a sphere's surface (here on the CPU; the timing figures come from
+// GPUs, docs/PERFORMANCE.md): a closed surface has about twice as many triangles as vertices.
+TEST_F(Cli, BenchIsosurfaceExtractsTheSpheresSurface) {
+  const CommandResult result = runCli("bench isosurface --backend cpu --size 24 --repeats 1 --json", directory_);
+  ASSERT_EQ(result.exitCode, 0) << result.output;
+  const auto number = [&](const char* key) {
+    const std::size_t at = result.output.find(key);
+    return at == std::string::npos ? -1LL : std::stoll(result.output.substr(at + std::strlen(key)));
+  };
+  const long long triangles = number("\"triangles\": "), points = number("\"points\": ");
+  EXPECT_GT(points, 500) << result.output;
+  EXPECT_EQ(triangles, 2 * points - 4) << result.output;  // Euler: V - E + F = 2 with 2E = 3F
+  expectInputError("bench isosurface --size 1", "--size");
 }
