@@ -22,7 +22,7 @@
 #if OCTOFLOW_HAVE_PARAVIEW
 #include "CatalystAdaptor.hpp"
 #include "ImageDataBuilder.hpp"
-#include "VtiSeriesWriter.hpp"
+#include "XmlSeriesWriter.hpp"
 #endif
 
 namespace octoflow::app {
@@ -145,8 +145,8 @@ int runCase(const RunOptions& options) {
   const bool outputDirectoryExisted = std::filesystem::exists(outputDirectory);
   if (root) std::filesystem::create_directories(outputDirectory);
 #if OCTOFLOW_HAVE_PARAVIEW
-  std::unique_ptr<adaptors::VtiSeriesWriter> writer;
-  if (root) writer = std::make_unique<adaptors::VtiSeriesWriter>(outputDirectory, description.name);
+  std::unique_ptr<adaptors::XmlSeriesWriter> writer;
+  if (root) writer = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name);
   const Index insituEvery = description.insitu.scripts.empty() ? 0 : description.insitu.every;
 #else
   const Index insituEvery = 0;

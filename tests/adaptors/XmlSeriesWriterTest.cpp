@@ -5,14 +5,18 @@
 #include <vtkNew.h>
 #include <vtkFieldData.h>
 #include <vtkPointData.h>
+#include <vtkIdList.h>
+#include <vtkPolyData.h>
 #include <vtkXMLImageDataReader.h>
+#include <vtkXMLPolyDataReader.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "ImageDataBuilder.hpp"
-#include "VtiSeriesWriter.hpp"
+#include "SurfaceBuilder.hpp"
+#include "XmlSeriesWriter.hpp"
 #include "lbm/UniformSolver.hpp"
 
 namespace fs = std::filesystem;
@@ -27,7 +31,7 @@ std::string readText(const fs::path& path) {
 }
 }  // namespace
 
-TEST(VtiSeriesWriter, WritesReadableCompressedFilesAndASeries) {
+TEST(XmlSeriesWriter, WritesReadableCompressedFilesAndASeries) {
   const fs::path directory = fs::temp_directory_path() / "octoflow_vti_test";
   fs::remove_all(directory);
   fs::create_directories(directory);
@@ -39,7 +43,7 @@ TEST(VtiSeriesWriter, WritesReadableCompressedFilesAndASeries) {
   config.acceleration = lbm::Vector3{1e-4f, 0.0f, 0.0f};
   config.tau = 0.7f;
   lbm::UniformSolver solver(config, exec::Backend::Cpu);
-  adaptors::VtiSeriesWriter writer(directory, "flow");
+  adaptors::XmlSeriesWriter writer(directory, "flow");
   for (Index step : {0, 25}) {
     solver.advance(step - solver.step());
     const auto& fields = solver.fetchFields(true, true);
@@ -107,7 +111,7 @@ TEST(ImageDataBuilder, WrapsHostArraysWithoutCopying) {
   EXPECT_EQ(densityOnly->GetPointData()->GetArray("velocity"), nullptr);
 }
 
-TEST(VtiSeriesWriter, CliWritesSiArraysBesideLatticeOnesWithUnits) {
+TEST(XmlSeriesWriter, CliWritesSiArraysBesideLatticeOnesWithUnits) {
   const fs::path directory = fs::temp_directory_path() / "octoflow_units_test";
   fs::remove_all(directory);
   fs::create_directories(directory);
@@ -147,5 +151,44 @@ directory = "out"
   ASSERT_NE(dt, nullptr);
   EXPECT_DOUBLE_EQ(dt->GetComponent(0, 0), 0.002 / 3.0);
   EXPECT_DOUBLE_EQ(image->GetFieldData()->GetArray("time_s")->GetComponent(0, 0), 50 * 0.002 / 3.0);
+  fs::remove_all(directory);
+}
+
+// A surface series: .vtp files ParaView reads back with the same points, normals and triangles,
+// listed in the .pvd with their times.
+TEST(XmlSeriesWriter, WritesSurfacesAsPolyDataFiles) {
+  const fs::path directory = fs::temp_directory_path() / "octoflow_XmlSeriesWriter_surfaces";
+  fs::remove_all(directory);
+  fs::create_directories(directory);
+  const float points[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const float normals[] = {-0.577f, -0.577f, -0.577f, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const std::int32_t triangles[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};  // a tetrahedron, facing out
+  const insitu::Surface surface{points, normals, triangles, 4, 4};
+  adaptors::XmlSeriesWriter writer(directory, "surface");
+  for (Index step : {0, 50}) writer.write(step, 0.5 * static_cast<double>(step), adaptors::makeSurfacePolyData(surface));
+  vtkNew<vtkXMLPolyDataReader> reader;
+  reader->SetFileName((directory / "surface_00000050.vtp").c_str());
+  reader->Update();
+  vtkPolyData* back = reader->GetOutput();
+  ASSERT_EQ(back->GetNumberOfPoints(), 4);
+  ASSERT_EQ(back->GetNumberOfPolys(), 4);
+  for (vtkIdType p = 0; p < 4; ++p)
+    for (int a = 0; a < 3; ++a) EXPECT_EQ(back->GetPoint(p)[a], points[3 * p + a]);
+  vtkDataArray* backNormals = back->GetPointData()->GetNormals();
+  ASSERT_NE(backNormals, nullptr);
+  EXPECT_STREQ(backNormals->GetName(), "Normals");
+  EXPECT_FLOAT_EQ(static_cast<float>(backNormals->GetComponent(0, 1)), -0.577f);
+  vtkNew<vtkIdList> cell;
+  for (vtkIdType t = 0; t < 4; ++t) {
+    back->GetCellPoints(t, cell);
+    ASSERT_EQ(cell->GetNumberOfIds(), 3);
+    for (int v = 0; v < 3; ++v) EXPECT_EQ(cell->GetId(v), triangles[3 * t + v]);
+  }
+  const std::string series = readText(directory / "surface.pvd");
+  EXPECT_NE(series.find("timestep=\"25\" group=\"\" part=\"0\" file=\"surface_00000050.vtp\""), std::string::npos)
+      << series;
+  int files = 0;  // the two steps and the series, no temporary left behind
+  for (const auto& entry : fs::directory_iterator(directory)) ++files;
+  EXPECT_EQ(files, 3);
   fs::remove_all(directory);
 }
