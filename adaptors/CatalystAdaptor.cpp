@@ -18,6 +18,7 @@
 
 #include "Channels.hpp"
 #include "ImageDataBuilder.hpp"
+#include "SurfaceBuilder.hpp"
 #include "common/Error.hpp"
 
 namespace octoflow::adaptors {
@@ -29,12 +30,22 @@ struct CatalystAdaptor::Impl {
   };
   vtkNew<vtkCPProcessor> processor;
   std::vector<Script> scripts;
+  std::vector<std::string> channels;
   bool firstExecution = true;
   vtkNew<vtkCPDataDescription> description;
+
+  // A fresh description of this step holding every channel the run offers.
+  void describe(vtkCPDataDescription* d, Index step, double time) const {
+    if (d->GetNumberOfInputDescriptions() == 0)
+      for (const std::string& channel : channels) d->AddInput(channel.c_str());
+    d->SetTimeData(time, static_cast<vtkIdType>(step));
+  }
 };
 
-CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory)
+CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory,
+                                 const std::vector<std::string>& channels)
     : impl_(std::make_unique<Impl>()) {
+  impl_->channels = channels;
   // Extracts (PNG, data) go where octoflow's output goes, whatever a script's own setting says.
   // ParaView reads this once per pipeline, at its first execution.
   const std::string absoluteExtracts = std::filesystem::absolute(extractsDirectory).lexically_normal().string();
@@ -72,24 +83,45 @@ CatalystAdaptor::~CatalystAdaptor() {
 CatalystAdaptor::FieldRequest CatalystAdaptor::request(Index step, double time) {
   vtkCPDataDescription* description = impl_->description;
   description->ResetAll();
-  if (description->GetNumberOfInputDescriptions() == 0) description->AddInput(kGridChannel);
-  description->SetTimeData(time, static_cast<vtkIdType>(step));
+  impl_->describe(description, step, time);
   FieldRequest request;
   if (!impl_->processor->RequestDataDescription(description)) return request;
-  vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
-  request.any = grid->GetIfGridIsNecessary();
-  request.density = grid->IsFieldNeeded(kDensityArray, vtkDataObject::POINT);
-  request.velocity = grid->IsFieldNeeded(kVelocityArray, vtkDataObject::POINT);
+  if (vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel)) {
+    request.any = grid->GetIfGridIsNecessary();
+    request.density = grid->IsFieldNeeded(kDensityArray, vtkDataObject::POINT);
+    request.velocity = grid->IsFieldNeeded(kVelocityArray, vtkDataObject::POINT);
+  }
+  if (vtkCPInputDataDescription* surface = description->GetInputDescriptionByName(kSurfaceChannel)) {
+    request.surface = surface->GetIfGridIsNecessary();
+    request.any = request.any || request.surface;
+  }
   return request;
 }
 
-void CatalystAdaptor::execute(Index step, double time, const Extent& extent, const float* density,
-                              const float* velocity) {
-  vtkSmartPointer<vtkImageData> image = makeImageData(extent, density, velocity);
+bool CatalystAdaptor::gridFieldNeeded(const char* name) const {
+  vtkCPInputDataDescription* grid = impl_->description->GetInputDescriptionByName(kGridChannel);
+  return grid && grid->GetIfGridIsNecessary() && grid->IsFieldNeeded(name, vtkDataObject::POINT);
+}
+
+void CatalystAdaptor::execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
+                              const insitu::Surface* surface) {
+  const auto valuesOf = [&](const char* name) -> const float* {
+    for (const GridArray& array : arrays)
+      if (std::string(array.name) == name) return array.values;
+    return nullptr;
+  };
+  vtkSmartPointer<vtkImageData> image = makeImageData(extent, valuesOf(kDensityArray), valuesOf(kVelocityArray));
+  for (const GridArray& array : arrays)
+    if (std::string(array.name) != kDensityArray && std::string(array.name) != kVelocityArray)
+      addPointArray(image, array.name, array.values, array.components);
+  vtkSmartPointer<vtkPolyData> polyData = surface ? makeSurfacePolyData(*surface) : nullptr;
   auto bind = [&](vtkCPDataDescription* description) {
-    vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel);
-    grid->SetGrid(image);
-    grid->SetWholeExtent(image->GetExtent());
+    if (vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel)) {
+      grid->SetGrid(image);
+      grid->SetWholeExtent(image->GetExtent());
+    }
+    vtkCPInputDataDescription* channel = description->GetInputDescriptionByName(kSurfaceChannel);
+    if (channel && polyData) channel->SetGrid(polyData);
   };
   if (!impl_->firstExecution) {
     bind(impl_->description);
@@ -105,8 +137,7 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
   for (const auto& script : impl_->scripts) {
     impl_->processor->AddPipeline(script.pipeline);
     vtkNew<vtkCPDataDescription> description;
-    description->AddInput(kGridChannel);
-    description->SetTimeData(time, static_cast<vtkIdType>(step));
+    impl_->describe(description, step, time);
     impl_->processor->RequestDataDescription(description);
     bind(description);
     const int ok = impl_->processor->CoProcess(description);

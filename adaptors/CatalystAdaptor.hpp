@@ -1,11 +1,13 @@
 #pragma once
-// ParaView Catalyst (legacy vtkCPProcessor API of ParaView 5.11) for a uniform grid: channel
-// "grid", host arrays wrapped without copying, and only the fields the loaded scripts ask for.
+// ParaView Catalyst (legacy vtkCPProcessor API of ParaView 5.11): channel "grid" (a uniform grid,
+// host arrays wrapped without copying, only the fields the loaded scripts ask for) and channel
+// "surface" (an extracted isosurface, its host arrays wrapped too), names in Channels.hpp.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/Extent.hpp"
+#include "insitu/Isosurface.hpp"
 
 namespace octoflow::adaptors {
 
@@ -13,20 +15,33 @@ class CatalystAdaptor {
 public:
   // Loads every script (v2 scripts, first line "# script-version: 2"); extracts (PNG, data)
   // go under `extractsDirectory`. A script that cannot be loaded raises InputError naming it.
-  CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory);
+  // `channels`: what the run hands over (kGridChannel, kSurfaceChannel); scripts see only these.
+  CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory,
+                  const std::vector<std::string>& channels);
   ~CatalystAdaptor();
   CatalystAdaptor(const CatalystAdaptor&) = delete;
   CatalystAdaptor& operator=(const CatalystAdaptor&) = delete;
 
   struct FieldRequest {
-    bool any = false;  // some pipeline runs on this step
-    bool density = false;
+    bool any = false;      // some pipeline runs on this step
+    bool density = false;  // grid fields asked for
     bool velocity = false;
+    bool surface = false;  // channel "surface" asked for
   };
-  // Asks the pipelines whether they run on this step and which fields they need.
+  // Asks the pipelines whether they run on this step and what they need.
   FieldRequest request(Index step, double time);
-  // Hands the grid to the pipelines (after request() said so, with the fields it asked for).
-  void execute(Index step, double time, const Extent& extent, const float* density, const float* velocity);
+  // After request(): whether a pipeline asked for the grid's point array `name` on this step.
+  bool gridFieldNeeded(const char* name) const;
+
+  struct GridArray {
+    const char* name;
+    const float* values;  // nodeCount * components floats, host memory; null: left out
+    int components;
+  };
+  // Hands the channels to the pipelines (after request() said some run): the grid with the
+  // arrays given, and `surface` when the run extracts one (it must outlive the call only).
+  void execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
+               const insitu::Surface* surface = nullptr);
 
 private:
   struct Impl;

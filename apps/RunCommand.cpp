@@ -21,6 +21,7 @@
 
 #if OCTOFLOW_HAVE_PARAVIEW
 #include "CatalystAdaptor.hpp"
+#include "Channels.hpp"
 #include "ImageDataBuilder.hpp"
 #include "XmlSeriesWriter.hpp"
 #endif
@@ -123,8 +124,8 @@ int runCase(const RunOptions& options) {
   // Scripts load before anything is written: a broken script leaves no output behind.
   std::unique_ptr<adaptors::CatalystAdaptor> catalyst;
   if (root && !description.insitu.scripts.empty())
-    catalyst = std::make_unique<adaptors::CatalystAdaptor>(description.insitu.scripts,
-                                                           (outputDirectory / "catalyst").string());
+    catalyst = std::make_unique<adaptors::CatalystAdaptor>(
+        description.insitu.scripts, (outputDirectory / "catalyst").string(), std::vector<std::string>{adaptors::kGridChannel});
 #else
   if (talk) std::fprintf(stderr, "octoflow: this build has no ParaView/VTK: no .vti files are written\n");
 #endif
@@ -182,8 +183,9 @@ int runCase(const RunOptions& options) {
     // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before
     // any file of ours is written.
     if (request.any)
-      catalyst->execute(step, static_cast<double>(step), description.lbm.extent, request.density ? densityValues : nullptr,
-                        request.velocity ? velocityValues : nullptr);
+      catalyst->execute(step, static_cast<double>(step), description.lbm.extent,
+                        {{adaptors::kDensityArray, request.density ? densityValues : nullptr, 1},
+                         {adaptors::kVelocityArray, request.velocity ? velocityValues : nullptr, 3}});
     if (output) {
       auto image = adaptors::makeImageData(description.lbm.extent, description.output.wants("density") ? densityValues : nullptr,
                                            description.output.wants("velocity") ? velocityValues : nullptr);

@@ -1,25 +1,16 @@
 // Catalyst end to end: the CLI runs a case with a v2 script under a virtual X server, and the
 // PNGs it writes show a flow (not a blank frame). Broken scripts stop the run cleanly.
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <vtkDataArray.h>
-#include <vtkImageData.h>
-#include <vtkNew.h>
-#include <vtkPNGReader.h>
-#include <vtkPointData.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
+#include "CatalystSupport.hpp"
 #include "TestSupport.hpp"
 
 namespace fs = std::filesystem;
@@ -27,43 +18,8 @@ namespace fs = std::filesystem;
 namespace {
 
 using octoflow::testing::CommandResult;
-
-// One virtual X server for this test process (ParaView renders through X). Xvfb picks a free
-// display itself and writes its number to a pipe once it accepts connections (-displayfd), so
-// parallel test processes never race for a display or connect too early, as `xvfb-run -a` can.
-class VirtualDisplay {
-public:
-  VirtualDisplay() {
-    int ready[2];
-    if (pipe(ready) != 0) return;
-    server_ = fork();
-    if (server_ == 0) {
-      close(ready[0]);
-      const std::string fd = std::to_string(ready[1]);
-      execl(OCTOFLOW_XVFB, "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(ready[1]);
-    std::string number;
-    pollfd wait{ready[0], POLLIN, 0};
-    char c;
-    while (poll(&wait, 1, 30000) > 0 && read(ready[0], &c, 1) == 1 && c != '\n') number += c;
-    close(ready[0]);
-    if (!number.empty()) display_ = ":" + number;
-  }
-  ~VirtualDisplay() {
-    if (server_ > 0) {
-      kill(server_, SIGTERM);
-      waitpid(server_, nullptr, 0);
-    }
-  }
-  const std::string& display() const { return display_; }
-
-private:
-  pid_t server_ = -1;
-  std::string display_;
-};
+using octoflow::testing::pixelStatistics;
+using octoflow::testing::VirtualDisplay;
 
 // The program under this process's virtual X server. A server that refuses the connection
 // (seen under heavy load on a 2-core machine) is test equipment failing, not octoflow: the run
@@ -82,27 +38,6 @@ CommandResult runCli(const std::string& arguments, const fs::path& workingDirect
     displays.push_back(std::make_unique<VirtualDisplay>());
   }
   return result;
-}
-
-// Fraction of pixels whose colour differs from the most common one, and the number of distinct
-// colours: a blank or single-colour frame has neither.
-void pixelStatistics(const fs::path& png, double& nonBackgroundFraction, std::size_t& colours) {
-  vtkNew<vtkPNGReader> reader;
-  reader->SetFileName(png.c_str());
-  reader->Update();
-  vtkDataArray* pixels = reader->GetOutput()->GetPointData()->GetScalars();
-  const vtkIdType count = pixels->GetNumberOfTuples();
-  const int components = pixels->GetNumberOfComponents();
-  std::map<long, long> histogram;
-  for (vtkIdType p = 0; p < count; ++p) {
-    long key = 0;
-    for (int c = 0; c < std::min(components, 3); ++c) key = key * 256 + static_cast<long>(pixels->GetComponent(p, c));
-    ++histogram[key];
-  }
-  long mostCommon = 0;
-  for (const auto& [key, n] : histogram) mostCommon = std::max(mostCommon, n);
-  nonBackgroundFraction = 1.0 - static_cast<double>(mostCommon) / count;
-  colours = histogram.size();
 }
 
 using Catalyst = octoflow::testing::ScratchFolderTest;

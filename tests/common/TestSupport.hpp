@@ -87,7 +87,7 @@ protected:
     std::filesystem::remove_all(directory_);
     std::filesystem::create_directories(directory_);
   }
-  void TearDown() override { std::filesystem::remove_all(directory_); }
+  void TearDown() override { if (!std::getenv("OCTOFLOW_KEEP_SCRATCH")) std::filesystem::remove_all(directory_); }
   std::filesystem::path directory_;
 };
 

@@ -1,0 +1,79 @@
+#pragma once
+// What the Catalyst tests share: a virtual X server for ParaView to render through, and a
+// check that a rendered image is not blank.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vtkDataArray.h>
+#include <vtkImageData.h>
+#include <vtkNew.h>
+#include <vtkPNGReader.h>
+#include <vtkPointData.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace octoflow::testing {
+
+// One virtual X server for this test process (ParaView renders through X). Xvfb picks a free
+// display itself and writes its number to a pipe once it accepts connections (-displayfd), so
+// parallel test processes never race for a display or connect too early, as `xvfb-run -a` can.
+class VirtualDisplay {
+public:
+  VirtualDisplay() {
+    int ready[2];
+    if (pipe(ready) != 0) return;
+    server_ = fork();
+    if (server_ == 0) {
+      close(ready[0]);
+      const std::string fd = std::to_string(ready[1]);
+      execl(OCTOFLOW_XVFB, "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(ready[1]);
+    std::string number;
+    pollfd wait{ready[0], POLLIN, 0};
+    char c;
+    while (poll(&wait, 1, 30000) > 0 && read(ready[0], &c, 1) == 1 && c != '\n') number += c;
+    close(ready[0]);
+    if (!number.empty()) display_ = ":" + number;
+  }
+  ~VirtualDisplay() {
+    if (server_ > 0) {
+      kill(server_, SIGTERM);
+      waitpid(server_, nullptr, 0);
+    }
+  }
+  const std::string& display() const { return display_; }
+
+private:
+  pid_t server_ = -1;
+  std::string display_;
+};
+
+// Fraction of pixels whose colour differs from the most common one, and the number of distinct
+// colours: a blank or single-colour frame has neither.
+inline void pixelStatistics(const std::filesystem::path& png, double& nonBackgroundFraction, std::size_t& colours) {
+  vtkNew<vtkPNGReader> reader;
+  reader->SetFileName(png.c_str());
+  reader->Update();
+  vtkDataArray* pixels = reader->GetOutput()->GetPointData()->GetScalars();
+  const vtkIdType count = pixels->GetNumberOfTuples();
+  const int components = pixels->GetNumberOfComponents();
+  std::map<long, long> histogram;
+  for (vtkIdType p = 0; p < count; ++p) {
+    long key = 0;
+    for (int c = 0; c < std::min(components, 3); ++c) key = key * 256 + static_cast<long>(pixels->GetComponent(p, c));
+    ++histogram[key];
+  }
+  long mostCommon = 0;
+  for (const auto& [key, n] : histogram) mostCommon = std::max(mostCommon, n);
+  nonBackgroundFraction = 1.0 - static_cast<double>(mostCommon) / count;
+  colours = histogram.size();
+}
+
+}  // namespace octoflow::testing
