@@ -1,0 +1,156 @@
+#include "particles/TracerSet.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/Error.hpp"
+#include "exec/cpu/CpuExecutor.hpp"
+
+namespace octoflow::particles {
+
+Index TracerSource::perRelease() const {
+  switch (shape) {
+    case Shape::Point:
+    case Shape::Line: return count[0];
+    case Shape::Plane: return static_cast<Index>(count[0]) * count[1];
+    case Shape::Box: return static_cast<Index>(count[0]) * count[1] * count[2];
+  }
+  return 0;
+}
+
+std::vector<float> TracerSource::releasePositions() const {
+  std::vector<float> positions;
+  positions.reserve(static_cast<std::size_t>(3 * perRelease()));
+  const auto add = [&](float x, float y, float z) { positions.insert(positions.end(), {x, y, z}); };
+  switch (shape) {
+    case Shape::Point:
+      for (int n = 0; n < count[0]; ++n) add(origin[0], origin[1], origin[2]);
+      break;
+    case Shape::Line:
+      for (int n = 0; n < count[0]; ++n) {
+        const float t = count[0] > 1 ? static_cast<float>(n) / static_cast<float>(count[0] - 1) : 0.5f;
+        add(origin[0] + t * (end[0] - origin[0]), origin[1] + t * (end[1] - origin[1]),
+            origin[2] + t * (end[2] - origin[2]));
+      }
+      break;
+    case Shape::Plane:
+      for (int m = 0; m < count[1]; ++m)
+        for (int n = 0; n < count[0]; ++n) {
+          const float s = (n + 0.5f) / count[0], t = (m + 0.5f) / count[1];
+          add(origin[0] + s * edge1[0] + t * edge2[0], origin[1] + s * edge1[1] + t * edge2[1],
+              origin[2] + s * edge1[2] + t * edge2[2]);
+        }
+      break;
+    case Shape::Box:
+      for (int k = 0; k < count[2]; ++k)
+        for (int j = 0; j < count[1]; ++j)
+          for (int i = 0; i < count[0]; ++i) {
+            const float s[3] = {(i + 0.5f) / count[0], (j + 0.5f) / count[1], (k + 0.5f) / count[2]};
+            add(origin[0] + s[0] * (end[0] - origin[0]), origin[1] + s[1] * (end[1] - origin[1]),
+                origin[2] + s[2] * (end[2] - origin[2]));
+          }
+      break;
+  }
+  return positions;
+}
+
+TracerSet::TracerSet(exec::Backend backend, TracerSettings settings)
+    : backend_(backend), settings_(std::move(settings)) {
+  if (settings_.maxParticles <= 0) throw Error("tracers: max_particles must be positive");
+  if (settings_.substeps <= 0) throw Error("tracers: substeps must be positive");
+  if (backend_ == exec::Backend::Cuda && !exec::cudaCompiled()) throw Error("tracers on CUDA: this build has no CUDA backend");
+  const exec::MemorySpace space = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
+  const auto capacity = static_cast<std::size_t>(settings_.maxParticles);
+  positions_ = exec::Buffer<float>(space, 3 * capacity);
+  velocities_ = exec::Buffer<float>(space, 3 * capacity);
+  ages_ = exec::Buffer<float>(space, capacity);
+  ids_ = exec::Buffer<std::int64_t>(space, capacity);
+  alive_ = exec::Buffer<std::uint8_t>(space, capacity);
+  positionsScratch_ = exec::Buffer<float>(space, 3 * capacity);
+  velocitiesScratch_ = exec::Buffer<float>(space, 3 * capacity);
+  agesScratch_ = exec::Buffer<float>(space, capacity);
+  idsScratch_ = exec::Buffer<std::int64_t>(space, capacity);
+  gather_ = exec::Buffer<Index>(space, capacity);
+  hostPositions_ = exec::Buffer<float>(staging, 3 * capacity);
+  hostVelocities_ = exec::Buffer<float>(staging, 3 * capacity);
+  hostAges_ = exec::Buffer<float>(staging, capacity);
+  hostIds_ = exec::Buffer<std::int64_t>(staging, capacity);
+}
+
+Index TracerSet::release(Index step) {
+  std::vector<float> positions;
+  for (const TracerSource& source : settings_.sources)
+    if (source.releasesAt(step)) {
+      const std::vector<float> more = source.releasePositions();
+      positions.insert(positions.end(), more.begin(), more.end());
+    }
+  Index wanted = static_cast<Index>(positions.size() / 3);
+  if (wanted == 0) return 0;
+  if (count_ + wanted > settings_.maxParticles) compact();  // room held by retired tracers first
+  const Index room = settings_.maxParticles - count_;
+  const Index added = std::min(wanted, room);
+  refused_ += wanted - added;
+  if (added == 0) return 0;
+  std::vector<float> zeros(static_cast<std::size_t>(3 * added), 0.0f);
+  std::vector<std::int64_t> ids(static_cast<std::size_t>(added));
+  for (Index n = 0; n < added; ++n) ids[static_cast<std::size_t>(n)] = nextId_ + n;
+  std::vector<std::uint8_t> alive(static_cast<std::size_t>(added), 1);
+  exec::copyBytes(positions_.data() + 3 * count_, positions.data(), 3 * added * sizeof(float));
+  exec::copyBytes(velocities_.data() + 3 * count_, zeros.data(), 3 * added * sizeof(float));
+  exec::copyBytes(ages_.data() + count_, zeros.data(), added * sizeof(float));
+  exec::copyBytes(ids_.data() + count_, ids.data(), added * sizeof(std::int64_t));
+  exec::copyBytes(alive_.data() + count_, alive.data(), added);
+  nextId_ += added;
+  count_ += added;
+  return added;
+}
+
+void TracerSet::advect(const VelocityFieldView& field) {
+  if (count_ == 0) return;
+  const AdvectTracers advect{field,           settings_.integrator, settings_.substeps, positions_.data(),
+                             velocities_.data(), ages_.data(),      alive_.data()};
+#if OCTOFLOW_HAVE_CUDA
+  if (backend_ == exec::Backend::Cuda) return detail::advectTracersOnCuda(count_, advect);
+#endif
+  exec::CpuExecutor{}.parallelFor(count_, advect);
+}
+
+void TracerSet::compact() {
+  if (count_ == 0) return;
+  std::vector<std::uint8_t> alive(static_cast<std::size_t>(count_));
+  exec::copyBytes(alive.data(), alive_.data(), static_cast<std::size_t>(count_));
+  std::vector<Index> from;
+  from.reserve(alive.size());
+  for (Index n = 0; n < count_; ++n)
+    if (alive[static_cast<std::size_t>(n)]) from.push_back(n);
+  if (static_cast<Index>(from.size()) == count_) return;
+  const Index kept = static_cast<Index>(from.size());
+  count_ = kept;
+  if (kept == 0) return;
+  exec::copyBytes(gather_.data(), from.data(), from.size() * sizeof(Index));
+  const detail::GatherTracers gather{gather_.data(),        positions_.data(),        velocities_.data(),
+                                     ages_.data(),          ids_.data(),              positionsScratch_.data(),
+                                     velocitiesScratch_.data(), agesScratch_.data(), idsScratch_.data(),
+                                     alive_.data()};
+#if OCTOFLOW_HAVE_CUDA
+  if (backend_ == exec::Backend::Cuda)
+    detail::gatherTracersOnCuda(kept, gather);
+  else
+#endif
+    exec::CpuExecutor{}.parallelFor(kept, gather);
+  positions_.swap(positionsScratch_);
+  velocities_.swap(velocitiesScratch_);
+  ages_.swap(agesScratch_);
+  ids_.swap(idsScratch_);
+}
+
+TracerView TracerSet::view() {
+  compact();
+  exec::copyBytes(hostPositions_.data(), positions_.data(), 3 * count_ * sizeof(float));
+  exec::copyBytes(hostVelocities_.data(), velocities_.data(), 3 * count_ * sizeof(float));
+  exec::copyBytes(hostAges_.data(), ages_.data(), count_ * sizeof(float));
+  exec::copyBytes(hostIds_.data(), ids_.data(), count_ * sizeof(std::int64_t));
+  return TracerView{hostPositions_.data(), hostVelocities_.data(), hostIds_.data(), hostAges_.data(), count_};
+}
+
+}  // namespace octoflow::particles

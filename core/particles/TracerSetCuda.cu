@@ -1,0 +1,10 @@
+// The CUDA launches of TracerSet: the same per-tracer functors as the CPU, one thread a tracer.
+#include "exec/cuda/CudaExecutor.cuh"
+#include "particles/TracerSet.hpp"
+
+namespace octoflow::particles::detail {
+
+void advectTracersOnCuda(Index count, const AdvectTracers& advect) { exec::CudaExecutor{}.parallelFor(count, advect); }
+void gatherTracersOnCuda(Index count, const GatherTracers& gather) { exec::CudaExecutor{}.parallelFor(count, gather); }
+
+}  // namespace octoflow::particles::detail
