@@ -6,11 +6,13 @@
 #include <vtkCPPythonPipeline.h>
 #include <vtkDataObject.h>
 #include <vtkNew.h>
+#include <vtkPythonInterpreter.h>
 #include <vtkSmartPointer.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 
 #if OCTOFLOW_HAVE_MPI
 #include <vtkMPI.h>
@@ -22,6 +24,31 @@
 #include "common/Error.hpp"
 
 namespace octoflow::adaptors {
+namespace {
+
+// ParaView prints a Python error raised while a v2 script runs (catalyst_execute, a filter) and
+// still reports success. Errors reach the traceback printer through sys.excepthook, so a hook
+// counts them into an environment variable (os.environ sets the process's environment) that the
+// adaptor reads after each script's run.
+constexpr const char* kScriptErrorCount = "OCTOFLOW_CATALYST_SCRIPT_ERRORS";
+
+void countPythonErrors() {
+  vtkPythonInterpreter::RunSimpleString(
+      "import os, sys\n"
+      "if getattr(sys.excepthook, '__name__', '') != '_octoflow_count_error':\n"
+      "    def _octoflow_count_error(kind, value, trace, _print=sys.excepthook):\n"
+      "        name = 'OCTOFLOW_CATALYST_SCRIPT_ERRORS'\n"
+      "        os.environ[name] = str(int(os.environ.get(name, '0')) + 1)\n"
+      "        _print(kind, value, trace)\n"
+      "    sys.excepthook = _octoflow_count_error\n");
+}
+
+long pythonErrorCount() {
+  const char* count = std::getenv(kScriptErrorCount);
+  return count ? std::strtol(count, nullptr, 10) : 0;
+}
+
+}  // namespace
 
 struct CatalystAdaptor::Impl {
   struct Script {
@@ -31,6 +58,7 @@ struct CatalystAdaptor::Impl {
   vtkNew<vtkCPProcessor> processor;
   std::vector<Script> scripts;
   std::vector<std::string> channels;
+  bool continueOnError = false;
   bool firstExecution = true;
   vtkNew<vtkCPDataDescription> description;
 
@@ -43,9 +71,10 @@ struct CatalystAdaptor::Impl {
 };
 
 CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory,
-                                 const std::vector<std::string>& channels)
+                                 const std::vector<std::string>& channels, bool continueOnError)
     : impl_(std::make_unique<Impl>()) {
   impl_->channels = channels;
+  impl_->continueOnError = continueOnError;
   // Extracts (PNG, data) go where octoflow's output goes, whatever a script's own setting says.
   // ParaView reads this once per pipeline, at its first execution.
   const std::string absoluteExtracts = std::filesystem::absolute(extractsDirectory).lexically_normal().string();
@@ -123,27 +152,39 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
     vtkCPInputDataDescription* channel = description->GetInputDescriptionByName(kSurfaceChannel);
     if (channel && polyData) channel->SetGrid(polyData);
   };
-  if (!impl_->firstExecution) {
-    bind(impl_->description);
-    if (!impl_->processor->CoProcess(impl_->description))
-      std::fprintf(stderr, "\noctoflow: warning: a Catalyst script failed at step %lld (Python traceback above)\n",
-                   static_cast<long long>(step));
-    return;
-  }
-  // First execution: each script is imported now. Run them one at a time so that a script that
-  // fails to import is named (its traceback, with the line, is already on stderr).
+  // The scripts run one at a time, so that one that fails is named (its Python traceback, with
+  // the line, is already on stderr). At the first execution each script is also imported.
+  countPythonErrors();  // here: the interpreter may be started (again) by the first script import
+  const bool first = impl_->firstExecution;
   impl_->firstExecution = false;
   impl_->processor->RemoveAllPipelines();
+  std::vector<Impl::Script> working;
   for (const auto& script : impl_->scripts) {
     impl_->processor->AddPipeline(script.pipeline);
     vtkNew<vtkCPDataDescription> description;
     impl_->describe(description, step, time);
-    impl_->processor->RequestDataDescription(description);
-    bind(description);
-    const int ok = impl_->processor->CoProcess(description);
+    bool ok = true;
+    if (impl_->processor->RequestDataDescription(description)) {
+      bind(description);
+      const long errorsBefore = pythonErrorCount();
+      ok = impl_->processor->CoProcess(description) != 0 && pythonErrorCount() == errorsBefore;
+    }
     impl_->processor->RemoveAllPipelines();
-    if (!ok) throw InputError(script.path, "", "the Catalyst script failed on its first run (Python traceback above)");
+    if (ok) {
+      working.push_back(script);
+      continue;
+    }
+    const std::string what = first ? "the Catalyst script failed on its first run"
+                                   : "the Catalyst script failed at step " + std::to_string(step);
+    if (!impl_->continueOnError) {
+      const std::string path = script.path;
+      impl_->scripts.clear();  // nothing more runs (the processor is finalised as the adaptor ends)
+      throw InputError(path, "", what + " (Python traceback above)");
+    }
+    std::fprintf(stderr, "\noctoflow: warning: %s: %s (Python traceback above); [insitu] on_error = \"continue\": "
+                 "the run goes on without it\n", script.path.c_str(), what.c_str());
   }
+  impl_->scripts = working;
   for (const auto& script : impl_->scripts) impl_->processor->AddPipeline(script.pipeline);
 }
 

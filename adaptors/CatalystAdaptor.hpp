@@ -16,8 +16,10 @@ public:
   // Loads every script (v2 scripts, first line "# script-version: 2"); extracts (PNG, data)
   // go under `extractsDirectory`. A script that cannot be loaded raises InputError naming it.
   // `channels`: what the run hands over (kGridChannel, kSurfaceChannel); scripts see only these.
+  // A script that fails when it runs (a Python error) is named with InputError, or with
+  // `continueOnError` named in a warning and dropped while the others go on.
   CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory,
-                  const std::vector<std::string>& channels);
+                  const std::vector<std::string>& channels, bool continueOnError = false);
   ~CatalystAdaptor();
   CatalystAdaptor(const CatalystAdaptor&) = delete;
   CatalystAdaptor& operator=(const CatalystAdaptor&) = delete;

@@ -125,7 +125,8 @@ int runCase(const RunOptions& options) {
   std::unique_ptr<adaptors::CatalystAdaptor> catalyst;
   if (root && !description.insitu.scripts.empty())
     catalyst = std::make_unique<adaptors::CatalystAdaptor>(
-        description.insitu.scripts, (outputDirectory / "catalyst").string(), std::vector<std::string>{adaptors::kGridChannel});
+        description.insitu.scripts, (outputDirectory / "catalyst").string(), std::vector<std::string>{adaptors::kGridChannel},
+        description.insitu.continueOnError);
 #else
   if (talk) std::fprintf(stderr, "octoflow: this build has no ParaView/VTK: no .vti files are written\n");
 #endif

@@ -468,7 +468,12 @@ void readOutputTable(const CaseReader& reader, CaseDescription& result) {
 void readInSituTable(const CaseReader& reader, CaseDescription& result) {
   const toml::table* table = reader.table("insitu", false);
   if (!table) return;
-  reader.checkKeys(*table, "insitu", {"scripts", "every"});
+  reader.checkKeys(*table, "insitu", {"scripts", "every", "on_error"});
+  const std::string stop = "stop";
+  const std::string onError = reader.string(table, "insitu", "on_error", &stop);
+  if (onError != "stop" && onError != "continue")
+    reader.fail("insitu.on_error", "expected \"stop\" or \"continue\", got \"" + onError + "\"");
+  result.insitu.continueOnError = onError == "continue";
   if (const toml::node* every = table->get("every")) {
     result.insitu.every = reader.integer(*every, "insitu.every");
     if (result.insitu.every <= 0)

@@ -21,6 +21,7 @@ struct OutputSettings {
 struct InSituSettings {
   std::vector<std::string> scripts;  // Catalyst Python scripts, resolved to existing files
   Index every = 100;                 // run the pipelines every N steps (and at step 0)
+  bool continueOnError = false;      // on_error = "continue": drop a failing script, run on
 };
 
 // Forces on the obstacles, written to <output.directory>/forces.csv.

@@ -112,3 +112,35 @@ TEST_F(Catalyst, AScriptWithoutTheVersionHeaderIsRejected) {
   EXPECT_NE(result.output.find("script-version: 2"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(directory_ / "out"));
 }
+
+// A script that fails after its first run. With [insitu] on_error = "continue" it is named and
+// dropped, and the run goes on with the other script; with "stop" (the default) the run ends with
+// exit code 2 naming it and the line, the files written so far kept.
+TEST_F(Catalyst, OnErrorContinueDropsAFailingScriptAndStopEndsTheRun) {
+  const fs::path broken = directory_ / "fails_later.py";
+  std::ofstream(broken) << "# script-version: 2\nfrom paraview.simple import *\nfrom paraview import catalyst\n"
+                           "grid = TrivialProducer(registrationName=\"grid\")\n\n\ndef catalyst_execute(info):\n"
+                           "    if info.timestep > 0:\n        raise RuntimeError(\"fails after its first run\")\n";
+  const std::string scripts =
+      std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/velocity_slice.py\", \"" + broken.string();
+  for (bool goOn : {true, false}) {
+    const fs::path folder = directory_ / (goOn ? "continue" : "stop");
+    fs::create_directories(folder);
+    std::ofstream(folder / "case.toml") << cavityCase(false, scripts) << (goOn ? "on_error = \"continue\"\n" : "");
+    const CommandResult result = runCli("run case.toml --backend cpu", folder);
+    EXPECT_NE(result.output.find("fails_later.py: the Catalyst script failed at step 200"), std::string::npos)
+        << result.output;
+    const fs::path images = folder / "out" / "catalyst";
+    EXPECT_TRUE(fs::exists(images / "velocity_00000000.png")) << result.output;
+    if (goOn) {
+      EXPECT_EQ(result.exitCode, 0) << result.output;
+      EXPECT_NE(result.output.find("on_error = \"continue\""), std::string::npos) << result.output;
+      EXPECT_TRUE(fs::exists(images / "velocity_00000400.png")) << "the other script runs on\n" << result.output;
+    } else {
+      EXPECT_EQ(result.exitCode, 2) << result.output;
+      EXPECT_NE(result.output.find("line 9"), std::string::npos) << "the traceback gives the line\n" << result.output;
+      EXPECT_FALSE(fs::exists(images / "velocity_00000400.png")) << result.output;
+      EXPECT_TRUE(fs::exists(folder / "out" / "lid_00000000.vti")) << "what was written stays";
+    }
+  }
+}

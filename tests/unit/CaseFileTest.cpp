@@ -60,6 +60,12 @@ TEST(CaseFile, ParsesEveryDocumentedKey) {
   EXPECT_FALSE(d.output.wants("density"));
 }
 
+TEST(CaseFile, InSituScriptErrorsStopUnlessToldToContinue) {
+  EXPECT_FALSE(io::parseCase(kValidCase, "c.toml").insitu.continueOnError);
+  const auto d = io::parseCase(replaced(kValidCase, "[output]", "[insitu]\non_error = \"continue\"\n[output]"), "c.toml");
+  EXPECT_TRUE(d.insitu.continueOnError);
+}
+
 TEST(CaseFile, ViscosityIsAnAlternativeToTau) {
   const auto d = io::parseCase(replaced(kValidCase, "tau = 0.8", "viscosity = 0.1"), "c.toml");
   EXPECT_NEAR(d.lbm.tau, 0.8f, 1e-6f);
@@ -113,7 +119,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"zero steps", "steps = 100", "steps = 0", "case.steps"},
                       BadCase{"unknown field", "fields = [\"velocity\"]", "fields = [\"vorticity\"]", "output.fields"},
                       BadCase{"bad name", "name = \"channel\"", "name = \"a/b\"", "case.name"},
-                      BadCase{"TOML syntax", "steps = 100", "steps = = 100", "TOML syntax error"}),
+                      BadCase{"TOML syntax", "steps = 100", "steps = = 100", "TOML syntax error"},
+                      BadCase{"unknown on_error", "[output]", "[insitu]\non_error = \"retry\"\n[output]",
+                              "insitu.on_error"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return "Case" + std::to_string(info.index); });
 
 TEST(CaseFile, MissingFileIsAnInputError) {
