@@ -10,6 +10,8 @@ constexpr const char* kAmrChannel = "amr";            // octree (vtkNonOverlappi
 
 constexpr const char* kDensityArray = "density";
 constexpr const char* kVelocityArray = "velocity";
+constexpr const char* kIdArray = "id";        // a tracer's id (Int64, stable for its life)
+constexpr const char* kAgeArray = "age";      // a tracer's lattice time since release
 constexpr const char* kNormalsArray = "Normals";  // a surface's point normals (ParaView's name)
 
 }  // namespace octoflow::adaptors

@@ -16,8 +16,11 @@
 
 #include "ImageDataBuilder.hpp"
 #include "SurfaceBuilder.hpp"
+#include "TestSupport.hpp"
+#include "TracerBuilder.hpp"
 #include "XmlSeriesWriter.hpp"
 #include "lbm/UniformSolver.hpp"
+#include "particles/TracerSet.hpp"
 
 namespace fs = std::filesystem;
 using namespace octoflow;
@@ -190,5 +193,59 @@ TEST(XmlSeriesWriter, WritesSurfacesAsPolyDataFiles) {
   int files = 0;  // the two steps and the series, no temporary left behind
   for (const auto& entry : fs::directory_iterator(directory)) ++files;
   EXPECT_EQ(files, 3);
+  fs::remove_all(directory);
+}
+
+// A tracer series: .vtp files of vertex cells with "id" (Int64), "velocity" and "age", which
+// ParaView's TemporalParticlesToPathlines joins into one pathline per tracer (pvpython).
+TEST(XmlSeriesWriter, TracerSeriesBecomesPathlinesInParaView) {
+  const fs::path directory = fs::temp_directory_path() / "octoflow_XmlSeriesWriter_tracers";
+  fs::remove_all(directory);
+  fs::create_directories(directory);
+  const Extent e{64, 8, 8};
+  std::vector<float> velocity(static_cast<std::size_t>(3 * e.cellCount()), 0.0f);
+  for (Index n = 0; n < e.cellCount(); ++n) velocity[static_cast<std::size_t>(3 * n)] = 0.5f;
+  particles::TracerSource line;
+  line.shape = particles::TracerSource::Shape::Line;
+  line.origin[0] = 1.0f;
+  line.origin[1] = 1.0f;
+  line.origin[2] = 4.0f;
+  line.end[0] = 1.0f;
+  line.end[1] = 6.0f;
+  line.end[2] = 4.0f;
+  line.count[0] = 3;
+  line.releaseEvery = 20;
+  particles::TracerSettings settings;
+  settings.sources = {line};
+  particles::TracerSet tracers(exec::Backend::Cpu, settings);
+  adaptors::XmlSeriesWriter writer(directory, "tracers");
+  for (Index step = 0; step <= 100; ++step) {
+    tracers.release(step);
+    if (step % 10 == 0) writer.write(step, static_cast<double>(step), adaptors::makeTracerPolyData(tracers.view()));
+    tracers.advect(particles::VelocityFieldView{velocity.data(), nullptr, e});
+  }
+  // Releases at 0, 20, ..., 100, 3 tracers each, all still in the grid at the end (x <= 51).
+  vtkNew<vtkXMLPolyDataReader> reader;
+  reader->SetFileName((directory / "tracers_00000050.vtp").c_str());
+  reader->Update();
+  vtkPolyData* back = reader->GetOutput();
+  ASSERT_EQ(back->GetNumberOfVerts(), 9);  // released at 0, 20, 40: x = 26, 16, 6
+  vtkDataArray* ids = back->GetPointData()->GetArray("id");
+  ASSERT_NE(ids, nullptr);
+  EXPECT_EQ(ids->GetDataType(), VTK_TYPE_INT64);
+  EXPECT_EQ(ids->GetComponent(0, 0), 0.0);
+  ASSERT_NE(back->GetPointData()->GetArray("age"), nullptr);
+  EXPECT_FLOAT_EQ(static_cast<float>(back->GetPointData()->GetArray("age")->GetComponent(0, 0)), 50.0f);
+  ASSERT_NE(back->GetPointData()->GetArray("velocity"), nullptr);
+  EXPECT_FLOAT_EQ(static_cast<float>(back->GetPoint(0)[0]), 26.0f);
+
+  // Every tracer seen in two snapshots or more becomes a pathline: 15 (those released at step 100
+  // appear once).
+  const octoflow::testing::CommandResult paths = octoflow::testing::runCommand(
+      std::string("'") + OCTOFLOW_PVPYTHON + "' '" + OCTOFLOW_SOURCE_DIR + "/tests/adaptors/tracer_pathlines.py' '" +
+          (directory / "tracers.pvd").string() + "' 15",
+      directory);
+  EXPECT_EQ(paths.exitCode, 0) << paths.output;
+  EXPECT_NE(paths.output.find("pathlines: 15"), std::string::npos) << paths.output;
   fs::remove_all(directory);
 }
