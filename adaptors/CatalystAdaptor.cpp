@@ -21,6 +21,7 @@
 #include "Channels.hpp"
 #include "ImageDataBuilder.hpp"
 #include "SurfaceBuilder.hpp"
+#include "TracerBuilder.hpp"
 #include "common/Error.hpp"
 
 namespace octoflow::adaptors {
@@ -124,6 +125,10 @@ CatalystAdaptor::FieldRequest CatalystAdaptor::request(Index step, double time) 
     request.surface = surface->GetIfGridIsNecessary();
     request.any = request.any || request.surface;
   }
+  if (vtkCPInputDataDescription* tracers = description->GetInputDescriptionByName(kTracersChannel)) {
+    request.tracers = tracers->GetIfGridIsNecessary();
+    request.any = request.any || request.tracers;
+  }
   return request;
 }
 
@@ -133,7 +138,7 @@ bool CatalystAdaptor::gridFieldNeeded(const char* name) const {
 }
 
 void CatalystAdaptor::execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
-                              const insitu::Surface* surface) {
+                              const insitu::Surface* surface, const particles::TracerView* tracers) {
   const auto valuesOf = [&](const char* name) -> const float* {
     for (const GridArray& array : arrays)
       if (std::string(array.name) == name) return array.values;
@@ -144,6 +149,7 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
     if (std::string(array.name) != kDensityArray && std::string(array.name) != kVelocityArray)
       addPointArray(image, array.name, array.values, array.components);
   vtkSmartPointer<vtkPolyData> polyData = surface ? makeSurfacePolyData(*surface) : nullptr;
+  vtkSmartPointer<vtkPolyData> particles = tracers ? makeTracerPolyData(*tracers) : nullptr;
   auto bind = [&](vtkCPDataDescription* description) {
     if (vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel)) {
       grid->SetGrid(image);
@@ -151,6 +157,8 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
     }
     vtkCPInputDataDescription* channel = description->GetInputDescriptionByName(kSurfaceChannel);
     if (channel && polyData) channel->SetGrid(polyData);
+    channel = description->GetInputDescriptionByName(kTracersChannel);
+    if (channel && particles) channel->SetGrid(particles);
   };
   // The scripts run one at a time, so that one that fails is named (its Python traceback, with
   // the line, is already on stderr). At the first execution each script is also imported.

@@ -1,13 +1,15 @@
 #pragma once
 // ParaView Catalyst (legacy vtkCPProcessor API of ParaView 5.11): channel "grid" (a uniform grid,
-// host arrays wrapped without copying, only the fields the loaded scripts ask for) and channel
-// "surface" (an extracted isosurface, its host arrays wrapped too), names in Channels.hpp.
+// host arrays wrapped without copying, only the fields the loaded scripts ask for), channel
+// "surface" (an extracted isosurface) and channel "tracers" (particles), their host arrays
+// wrapped too; names in Channels.hpp.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/Extent.hpp"
 #include "insitu/Isosurface.hpp"
+#include "particles/TracerSet.hpp"
 
 namespace octoflow::adaptors {
 
@@ -15,7 +17,8 @@ class CatalystAdaptor {
 public:
   // Loads every script (v2 scripts, first line "# script-version: 2"); extracts (PNG, data)
   // go under `extractsDirectory`. A script that cannot be loaded raises InputError naming it.
-  // `channels`: what the run hands over (kGridChannel, kSurfaceChannel); scripts see only these.
+  // `channels`: what the run hands over (kGridChannel, kSurfaceChannel, kTracersChannel); scripts
+  // see only these.
   // A script that fails when it runs (a Python error) is named with InputError, or with
   // `continueOnError` named in a warning and dropped while the others go on.
   CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory,
@@ -29,6 +32,7 @@ public:
     bool density = false;  // grid fields asked for
     bool velocity = false;
     bool surface = false;  // channel "surface" asked for
+    bool tracers = false;  // channel "tracers" asked for
   };
   // Asks the pipelines whether they run on this step and what they need.
   FieldRequest request(Index step, double time);
@@ -41,9 +45,9 @@ public:
     int components;
   };
   // Hands the channels to the pipelines (after request() said some run): the grid with the
-  // arrays given, and `surface` when the run extracts one (it must outlive the call only).
+  // arrays given, `surface` and `tracers` when the run has them (they must outlive the call only).
   void execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
-               const insitu::Surface* surface = nullptr);
+               const insitu::Surface* surface = nullptr, const particles::TracerView* tracers = nullptr);
 
 private:
   struct Impl;

@@ -1,0 +1,90 @@
+# script-version: 2
+# octoflow Catalyst script: the tracer particles of channel "tracers" coloured by their speed,
+# over a slice of the flow's speed from channel "grid" (the z = middle plane; a 2D grid whole).
+# Writes <output directory>/catalyst/tracers_<step>.png and the tracers as tracers_<step>.pvtp
+# (each rank's piece under tracers_<step>/), which ParaView's TemporalParticlesToPathlines turns
+# into pathlines (id array "id").
+from paraview.simple import *
+from paraview import catalyst
+
+GRID_CHANNEL = "grid"          # octoflow's channel names (adaptors/Channels.hpp)
+TRACERS_CHANNEL = "tracers"
+VELOCITY_ARRAY = "velocity"
+ID_ARRAY = "id"
+AGE_ARRAY = "age"
+
+grid = TrivialProducer(registrationName=GRID_CHANNEL)
+tracers = TrivialProducer(registrationName=TRACERS_CHANNEL)
+bounds = grid.GetDataInformation().GetBounds()
+center = [0.5 * (bounds[0] + bounds[1]), 0.5 * (bounds[2] + bounds[3]), 0.5 * (bounds[4] + bounds[5])]
+is_3d = bounds[5] > bounds[4]
+
+flow = grid
+if is_3d:
+    flow = Slice(registrationName="z_slice", Input=grid)
+    flow.SliceType = "Plane"
+    flow.SliceType.Origin = center
+    flow.SliceType.Normal = [0.0, 0.0, 1.0]
+
+view = CreateView("RenderView")
+view.ViewSize = [1024, 768]
+view.OrientationAxesVisibility = 0
+view.Background = [0.1, 0.1, 0.12]
+try:  # ParaView 5.11 keeps the background in a palette unless told otherwise
+    view.UseColorPaletteForBackground = 0
+except AttributeError:
+    pass
+
+flow_display = Show(flow, view)
+flow_display.Representation = "Surface"
+ColorBy(flow_display, ("POINTS", VELOCITY_ARRAY, "Magnitude"))
+flow_lut = GetColorTransferFunction(VELOCITY_ARRAY)
+flow_lut.ApplyPreset("Grayscale", True)
+
+tracer_display = Show(tracers, view)
+tracer_display.Representation = "Points"
+tracer_display.PointSize = 5.0
+tracer_display.RenderPointsAsSpheres = 1
+ColorBy(tracer_display, ("POINTS", VELOCITY_ARRAY, "Magnitude"))
+tracer_lut = GetColorTransferFunction("tracer_speed")
+tracer_lut.ApplyPreset("Turbo", True)
+tracer_display.LookupTable = tracer_lut
+tracer_display.SetScalarBarVisibility(view, True)
+bar = GetScalarBar(tracer_lut, view)
+bar.Title = "tracer speed"
+bar.ComponentTitle = "(lattice units)"
+
+# Look straight down z at the whole domain (parallel projection, 5 % margin).
+width, height = max(bounds[1] - bounds[0], 1.0), max(bounds[3] - bounds[2], 1.0)
+view.InteractionMode = "2D"
+view.CameraParallelProjection = 1
+view.CameraFocalPoint = center
+view.CameraPosition = [center[0], center[1], center[2] + 4.0 * max(width, height)]
+view.CameraViewUp = [0.0, 1.0, 0.0]
+view.CameraParallelScale = 0.525 * max(height, width * view.ViewSize[1] / view.ViewSize[0])
+
+png = CreateExtractor("PNG", view, registrationName="tracers_png")
+png.Writer.FileName = "tracers_{timestep:08d}.png"
+png.Writer.ImageResolution = [1024, 768]
+vtp = CreateExtractor("VTP", tracers, registrationName="tracers_vtp")
+vtp.Writer.FileName = "tracers_{timestep:08d}.pvtp"
+
+options = catalyst.Options()
+
+
+def RequestDataDescription(datadescription):
+    # The flow's velocity for the slice; the tracers with their arrays (Catalyst passes on only
+    # the arrays a script asks for).
+    grid_description = datadescription.GetInputDescriptionByName(GRID_CHANNEL)
+    grid_description.AddField(VELOCITY_ARRAY, 0)  # 0 = vtkDataObject.POINT
+    grid_description.GenerateMeshOn()
+    tracer_description = datadescription.GetInputDescriptionByName(TRACERS_CHANNEL)
+    if tracer_description is not None:
+        for name in (ID_ARRAY, VELOCITY_ARRAY, AGE_ARRAY):
+            tracer_description.AddField(name, 0)
+        tracer_description.GenerateMeshOn()
+
+
+def catalyst_execute(info):
+    flow_display.RescaleTransferFunctionToDataRange(False, True)
+    tracer_display.RescaleTransferFunctionToDataRange(False, True)
