@@ -8,6 +8,51 @@
 
 namespace octoflow::particles {
 
+namespace {
+void copy3(const float (&from)[3], float (&to)[3]) {
+  for (int a = 0; a < 3; ++a) to[a] = from[a];
+}
+}  // namespace
+
+TracerSource TracerSource::point(const float (&at)[3], int count) {
+  TracerSource source;
+  copy3(at, source.origin);
+  source.count[0] = count;
+  return source;
+}
+
+TracerSource TracerSource::line(const float (&from)[3], const float (&to)[3], int count) {
+  TracerSource source;
+  source.shape = Shape::Line;
+  copy3(from, source.origin);
+  copy3(to, source.end);
+  source.count[0] = count;
+  return source;
+}
+
+TracerSource TracerSource::plane(const float (&corner)[3], const float (&firstEdge)[3], const float (&secondEdge)[3],
+                                 int firstCount, int secondCount) {
+  TracerSource source;
+  source.shape = Shape::Plane;
+  copy3(corner, source.origin);
+  copy3(firstEdge, source.edge1);
+  copy3(secondEdge, source.edge2);
+  source.count[0] = firstCount;
+  source.count[1] = secondCount;
+  return source;
+}
+
+TracerSource TracerSource::box(const float (&low)[3], const float (&high)[3], int countX, int countY, int countZ) {
+  TracerSource source;
+  source.shape = Shape::Box;
+  copy3(low, source.origin);
+  copy3(high, source.end);
+  source.count[0] = countX;
+  source.count[1] = countY;
+  source.count[2] = countZ;
+  return source;
+}
+
 Index TracerSource::perRelease() const {
   switch (shape) {
     case Shape::Point:

@@ -26,6 +26,13 @@ struct TracerSource {
   int count[3] = {1, 1, 1};
   Index releaseEvery = 0;  // steps between releases (continuous release); 0 = once, at step 0
 
+  // Released once at step 0 unless `releaseEvery` is set afterwards.
+  static TracerSource point(const float (&at)[3], int count = 1);
+  static TracerSource line(const float (&from)[3], const float (&to)[3], int count);
+  static TracerSource plane(const float (&corner)[3], const float (&firstEdge)[3], const float (&secondEdge)[3],
+                            int firstCount, int secondCount);
+  static TracerSource box(const float (&low)[3], const float (&high)[3], int countX, int countY, int countZ);
+
   Index perRelease() const;
   std::vector<float> releasePositions() const;  // xyz per tracer
   bool releasesAt(Index step) const { return releaseEvery > 0 ? step % releaseEvery == 0 : step == 0; }

@@ -67,15 +67,7 @@ TEST_F(CatalystChannels, ThreeScriptsOnGridSurfaceAndTracers) {
   auto extractor = insitu::IsosurfaceExtractor::create(exec::Backend::Cpu);
   const insitu::Surface surface = extractor->extract(insitu::ScalarFieldView{phi.data(), e, {}}, 0.5f);
   ASSERT_GT(surface.triangleCount, 1000);
-  particles::TracerSource box;
-  box.shape = particles::TracerSource::Shape::Box;
-  box.origin[0] = 13.0f;
-  box.origin[1] = 13.0f;
-  box.origin[2] = 18.0f;
-  box.end[0] = 33.0f;
-  box.end[1] = 33.0f;
-  box.end[2] = 22.0f;
-  box.count[0] = box.count[1] = 10;
+  const auto box = particles::TracerSource::box({13.0f, 13.0f, 18.0f}, {33.0f, 33.0f, 22.0f}, 10, 10, 1);
   particles::TracerSettings settings;
   settings.sources = {box};
   particles::TracerSet tracers(exec::Backend::Cpu, settings);

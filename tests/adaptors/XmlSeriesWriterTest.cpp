@@ -205,15 +205,7 @@ TEST(XmlSeriesWriter, TracerSeriesBecomesPathlinesInParaView) {
   const Extent e{64, 8, 8};
   std::vector<float> velocity(static_cast<std::size_t>(3 * e.cellCount()), 0.0f);
   for (Index n = 0; n < e.cellCount(); ++n) velocity[static_cast<std::size_t>(3 * n)] = 0.5f;
-  particles::TracerSource line;
-  line.shape = particles::TracerSource::Shape::Line;
-  line.origin[0] = 1.0f;
-  line.origin[1] = 1.0f;
-  line.origin[2] = 4.0f;
-  line.end[0] = 1.0f;
-  line.end[1] = 6.0f;
-  line.end[2] = 4.0f;
-  line.count[0] = 3;
+  particles::TracerSource line = particles::TracerSource::line({1.0f, 1.0f, 4.0f}, {1.0f, 6.0f, 4.0f}, 3);
   line.releaseEvery = 20;
   particles::TracerSettings settings;
   settings.sources = {line};

@@ -36,15 +36,7 @@ TEST(TracerParity, CudaMatchesTheCpuReference) {
   exec::Buffer<std::uint8_t> deviceSolid(exec::MemorySpace::Device, solid.size());
   deviceSolid.copyFrom(solid.data(), solid.size());
 
-  TracerSource plane;
-  plane.shape = TracerSource::Shape::Plane;
-  plane.origin[0] = 2.0f;
-  plane.origin[1] = 1.0f;
-  plane.origin[2] = 1.0f;
-  plane.edge1[1] = 46.0f;
-  plane.edge2[2] = 22.0f;
-  plane.count[0] = 24;
-  plane.count[1] = 10;
+  TracerSource plane = TracerSource::plane({2.0f, 1.0f, 1.0f}, {0.0f, 46.0f, 0.0f}, {0.0f, 0.0f, 22.0f}, 24, 10);
   plane.releaseEvery = 25;
   for (Integrator integrator : {Integrator::Rk2, Integrator::Rk4}) {
     TracerSettings settings;

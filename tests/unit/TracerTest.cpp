@@ -26,14 +26,6 @@ std::vector<float> velocityField(const Extent& e, F velocity) {
   return u;
 }
 
-TracerSource pointSource(float x, float y, float z) {
-  TracerSource source;
-  source.origin[0] = x;
-  source.origin[1] = y;
-  source.origin[2] = z;
-  return source;
-}
-
 }  // namespace
 
 // Trilinear interpolation reproduces a uniform field exactly: after 100 steps a tracer is 100 u
@@ -43,7 +35,7 @@ TEST(Tracers, UniformFlowCarriesTracersExactly) {
   const std::vector<float> u = velocityField(e, [](double, double, double) { return std::array<double, 3>{0.25, 0.05, -0.02}; });
   for (Integrator integrator : {Integrator::Rk2, Integrator::Rk4}) {
     TracerSettings settings;
-    settings.sources = {pointSource(2.0f, 3.0f, 8.0f)};
+    settings.sources = {TracerSource::point({2.0f, 3.0f, 8.0f})};
     settings.integrator = integrator;
     TracerSet tracers(exec::Backend::Cpu, settings);
     EXPECT_EQ(tracers.release(0), 1);
@@ -71,7 +63,7 @@ TEST(Tracers, IntegratorsConvergeAtTheirOrderInARotatingFlow) {
   const double exact[2] = {centre + radius * std::cos(angle), centre + radius * std::sin(angle)};
   const auto error = [&](Integrator integrator, int substeps) {
     TracerSettings settings;
-    settings.sources = {pointSource(static_cast<float>(centre + radius), static_cast<float>(centre), 1.0f)};
+    settings.sources = {TracerSource::point({static_cast<float>(centre + radius), static_cast<float>(centre), 1.0f})};
     settings.integrator = integrator;
     settings.substeps = substeps;
     TracerSet tracers(exec::Backend::Cpu, settings);
@@ -95,13 +87,7 @@ TEST(Tracers, RetiredTracersLeaveAndIdsStayStable) {
   const std::vector<float> u = velocityField(e, [](double, double, double) { return std::array<double, 3>{0.5, 0.0, 0.0}; });
   std::vector<std::uint8_t> solid(static_cast<std::size_t>(e.cellCount()), 0);
   for (Index j = 0; j < 5; ++j) solid[static_cast<std::size_t>(e.linear(20, j, 0))] = 1;  // a wall across y < 5
-  TracerSource line;
-  line.shape = TracerSource::Shape::Line;
-  line.origin[0] = 1.0f;
-  line.origin[1] = 1.0f;
-  line.end[0] = 1.0f;
-  line.end[1] = 9.0f;
-  line.count[0] = 5;  // y = 1, 3, 5, 7, 9
+  TracerSource line = TracerSource::line({1.0f, 1.0f, 0.0f}, {1.0f, 9.0f, 0.0f}, 5);  // y = 1, 3, 5, 7, 9
   line.releaseEvery = 10;
   TracerSettings settings;
   settings.sources = {line};
@@ -129,13 +115,7 @@ TEST(Tracers, RetiredTracersLeaveAndIdsStayStable) {
 
 // The source shapes' release positions, and the particle cap.
 TEST(Tracers, SourcesReleaseTheirShapesUpToTheCap) {
-  TracerSource plane;
-  plane.shape = TracerSource::Shape::Plane;
-  plane.origin[2] = 4.0f;
-  plane.edge1[0] = 10.0f;
-  plane.edge2[1] = 4.0f;
-  plane.count[0] = 5;
-  plane.count[1] = 2;
+  const TracerSource plane = TracerSource::plane({0.0f, 0.0f, 4.0f}, {10.0f, 0.0f, 0.0f}, {0.0f, 4.0f, 0.0f}, 5, 2);
   const std::vector<float> p = plane.releasePositions();
   ASSERT_EQ(p.size(), 30u);
   EXPECT_FLOAT_EQ(p[0], 1.0f);   // sub-cell centres: x = 1, 3, ..., 9
@@ -143,10 +123,7 @@ TEST(Tracers, SourcesReleaseTheirShapesUpToTheCap) {
   EXPECT_FLOAT_EQ(p[2], 4.0f);
   EXPECT_FLOAT_EQ(p[3 * 9], 9.0f);
   EXPECT_FLOAT_EQ(p[3 * 9 + 1], 3.0f);
-  TracerSource box;
-  box.shape = TracerSource::Shape::Box;
-  box.end[0] = box.end[1] = box.end[2] = 6.0f;
-  box.count[0] = box.count[1] = box.count[2] = 3;
+  TracerSource box = TracerSource::box({0.0f, 0.0f, 0.0f}, {6.0f, 6.0f, 6.0f}, 3, 3, 3);
   EXPECT_EQ(box.perRelease(), 27);
   EXPECT_FLOAT_EQ(box.releasePositions()[3 * 26 + 2], 5.0f);
   box.releaseEvery = 1;
