@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "BackgroundWriter.hpp"
+#include "FlowExtracts.hpp"
 #include "ForcesLog.hpp"
 #include "Progress.hpp"
 #include "common/Error.hpp"
@@ -16,13 +18,14 @@
 #if OCTOFLOW_HAVE_MPI
 #include <mpi.h>
 
-#include "parallel/DistributedSolver.hpp"
 #endif
 
 #if OCTOFLOW_HAVE_PARAVIEW
 #include "CatalystAdaptor.hpp"
 #include "Channels.hpp"
 #include "ImageDataBuilder.hpp"
+#include "SurfaceBuilder.hpp"
+#include "TracerBuilder.hpp"
 #include "XmlSeriesWriter.hpp"
 #endif
 
@@ -93,6 +96,35 @@ T agreed(T value) {
   return value;
 }
 
+#if OCTOFLOW_HAVE_PARAVIEW
+// One step's fields as <case>_<step>.vti, with SI arrays beside the lattice ones when the case
+// gives units (the grid itself stays in lattice units). Runs on the writer thread.
+void writeFieldsFile(const io::CaseDescription& description, adaptors::XmlSeriesWriter& writer, Index step,
+                     const float* density, const float* velocity) {
+  auto image = adaptors::makeImageData(description.lbm.extent, density, velocity);
+  const io::PhysicalUnits& units = description.units;
+  const std::size_t nodes = static_cast<std::size_t>(description.lbm.extent.cellCount());
+  std::vector<float> velocitySi, pressureSi;
+  if (units.given) {
+    if (velocity) {
+      velocitySi.resize(3 * nodes);
+      for (std::size_t i = 0; i < velocitySi.size(); ++i) velocitySi[i] = static_cast<float>(units.toSiVelocity(velocity[i]));
+      adaptors::addPointArray(image, "velocity_si", velocitySi.data(), 3);
+    }
+    if (density) {
+      pressureSi.resize(nodes);
+      for (std::size_t i = 0; i < nodes; ++i) pressureSi[i] = static_cast<float>(units.toSiPressure(density[i]));
+      adaptors::addPointArray(image, "pressure_si", pressureSi.data(), 1);
+    }
+    adaptors::addFieldValue(image, "dx_m", units.length);
+    adaptors::addFieldValue(image, "dt_s", units.timeStep());
+    adaptors::addFieldValue(image, "density_kg_m3", units.density);
+    adaptors::addFieldValue(image, "time_s", step * units.timeStep());
+  }
+  writer.write(step, static_cast<double>(step), image);
+}
+#endif
+
 }  // namespace
 
 int validateCase(const std::string& casePath) {
@@ -120,17 +152,6 @@ int runCase(const RunOptions& options) {
   if (talk) printSummary(description, backend);
 
   const std::filesystem::path outputDirectory = description.output.directory;
-#if OCTOFLOW_HAVE_PARAVIEW
-  // Scripts load before anything is written: a broken script leaves no output behind.
-  std::unique_ptr<adaptors::CatalystAdaptor> catalyst;
-  if (root && !description.insitu.scripts.empty())
-    catalyst = std::make_unique<adaptors::CatalystAdaptor>(
-        description.insitu.scripts, (outputDirectory / "catalyst").string(), std::vector<std::string>{adaptors::kGridChannel},
-        description.insitu.continueOnError);
-#else
-  if (talk) std::fprintf(stderr, "octoflow: this build has no ParaView/VTK: no .vti files are written\n");
-#endif
-
 #if OCTOFLOW_HAVE_MPI
   parallel::DistributedSolver solver(MPI_COMM_WORLD, description.lbm, backend);
   if (talk && solver.ranks() > 1) {
@@ -140,85 +161,124 @@ int runCase(const RunOptions& options) {
 #else
   lbm::UniformSolver solver(description.lbm, backend);
 #endif
+  FlowExtracts extracts(description, solver);
+  const io::TracerRunSettings& tracerSettings = description.tracers;
+  if (talk && (extracts.hasTracers() || extracts.hasSurface()))
+    std::fprintf(stderr, "octoflow: %s%s%s made on %s\n", extracts.hasTracers() ? "tracers" : "",
+                 extracts.hasTracers() && extracts.hasSurface() ? " and " : "",
+                 extracts.hasSurface() ? ("the " + description.surface.field + " surface").c_str() : "",
+                 extracts.backend() == backend ? exec::backendName(backend) : "the host of rank 0");
+
+#if OCTOFLOW_HAVE_PARAVIEW
+  // Scripts load before anything is written: a broken script leaves no output behind.
+  std::unique_ptr<adaptors::CatalystAdaptor> catalyst;
+  if (root && !description.insitu.scripts.empty()) {
+    std::vector<std::string> channels = {adaptors::kGridChannel};
+    if (extracts.hasSurface()) channels.push_back(adaptors::kSurfaceChannel);
+    if (extracts.hasTracers()) channels.push_back(adaptors::kTracersChannel);
+    catalyst = std::make_unique<adaptors::CatalystAdaptor>(
+        description.insitu.scripts, (outputDirectory / "catalyst").string(), channels, description.insitu.continueOnError);
+  }
+#else
+  if (talk) std::fprintf(stderr, "octoflow: this build has no ParaView/VTK: no .vti/.vtp files are written\n");
+#endif
   const Index totalSteps = description.steps;
   const Index outputEvery = description.output.every;
   const bool writeFields = !description.output.fields.empty();
+  const Index tracersEvery = tracerSettings.enabled() ? tracerSettings.every : 0;
 
   const bool outputDirectoryExisted = std::filesystem::exists(outputDirectory);
   if (root) std::filesystem::create_directories(outputDirectory);
 #if OCTOFLOW_HAVE_PARAVIEW
-  std::unique_ptr<adaptors::XmlSeriesWriter> writer;
-  if (root) writer = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name);
+  // Files are written on a host thread (BackgroundWriter) from the host arrays of a step while
+  // the solver goes on; the run waits for it before those arrays change.
+  std::unique_ptr<adaptors::XmlSeriesWriter> fieldWriter, tracerWriter, surfaceWriter;
+  if (root) {
+    fieldWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name);
+    if (tracerSettings.enabled()) tracerWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, "tracers");
+    if (description.surface.enabled())
+      surfaceWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, "surface");
+  }
   const Index insituEvery = description.insitu.scripts.empty() ? 0 : description.insitu.every;
 #else
   const Index insituEvery = 0;
 #endif
+  BackgroundWriter background;
   const Index forcesEvery = description.forces.every;
   std::unique_ptr<ForcesLog> forces;
   if (root && forcesEvery > 0)
     forces = std::make_unique<ForcesLog>(outputDirectory / "forces.csv", description.forces, description.units,
                                          description.dimensions);
 
+  // Offline series are written at multiples of their `every` and at the last step.
+  const auto outputStep = [&](Index step, Index every, bool enabled) {
+    return enabled && (isMultiple(step, every) || step == totalSteps);
+  };
   // Everything that happens at a step boundary: offline files and in-situ pipelines.
   auto handleStep = [&](Index step) {
+    background.wait();  // the host arrays it may still be writing change below
     if (step > 0 && isMultiple(step, forcesEvery)) {
       const auto force = solver.obstacleForce();
       if (root) forces->write(step, force);
     }
-    const bool output = writeFields && (isMultiple(step, outputEvery) || step == totalSteps);
-    bool density = output && description.output.wants("density");
-    bool velocity = output && description.output.wants("velocity");
+    if (isMultiple(step, tracersEvery)) extracts.releaseTracers(step);
+    const bool fieldOutput = outputStep(step, outputEvery, writeFields);
+    const bool tracerOutput = outputStep(step, tracerSettings.outputEvery, tracerSettings.enabled());
+    const bool surfaceOutput = outputStep(step, description.surface.outputEvery, description.surface.enabled());
+    bool density = fieldOutput && description.output.wants("density");
+    bool velocity = fieldOutput && description.output.wants("velocity");
 #if OCTOFLOW_HAVE_PARAVIEW
     adaptors::CatalystAdaptor::FieldRequest request;
     if (root && isMultiple(step, insituEvery)) request = catalyst->request(step, static_cast<double>(step));
     request = agreed(request);
     density = density || request.density;
     velocity = velocity || request.velocity;
-    if (!output && !request.any) return;
-    const auto& fields = solver.fetchFields(density, velocity);
+    const bool surfaceNeeded = surfaceOutput || (request.surface && description.surface.enabled());
+    const bool tracersNeeded = tracerOutput || (request.tracers && tracerSettings.enabled());
+    // The surface first: on the CPU it is made from the host arrays the fields are fetched into.
+    const insitu::Surface surface = surfaceNeeded ? extracts.surface() : insitu::Surface{};
+    particles::TracerView tracers;
+    if (root && tracersNeeded) tracers = extracts.tracers();
+    const bool fieldsNeeded = density || velocity;
+    const lbm::HostFields* fields = fieldsNeeded ? &solver.fetchFields(density, velocity) : nullptr;
     if (!root) return;
-    checkFinite(step, density ? fields.density.data() : fields.velocity.data(),
-                density ? solver.nodeCount() : 3 * solver.nodeCount());
-    const float* densityValues = density ? fields.density.data() : nullptr;
-    const float* velocityValues = velocity ? fields.velocity.data() : nullptr;
+    const float* densityValues = density ? fields->density.data() : nullptr;
+    const float* velocityValues = velocity ? fields->velocity.data() : nullptr;
+    if (fieldsNeeded)
+      checkFinite(step, density ? densityValues : velocityValues, (density ? 1 : 3) * solver.nodeCount());
     // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before
     // any file of ours is written.
     if (request.any)
       catalyst->execute(step, static_cast<double>(step), description.lbm.extent,
                         {{adaptors::kDensityArray, request.density ? densityValues : nullptr, 1},
-                         {adaptors::kVelocityArray, request.velocity ? velocityValues : nullptr, 3}});
-    if (output) {
-      auto image = adaptors::makeImageData(description.lbm.extent, description.output.wants("density") ? densityValues : nullptr,
-                                           description.output.wants("velocity") ? velocityValues : nullptr);
-      const io::PhysicalUnits& units = description.units;
-      std::vector<float> velocitySi, pressureSi;
-      if (units.given) {
-        // SI beside the lattice values (the grid itself stays in lattice units).
-        if (description.output.wants("velocity")) {
-          velocitySi.resize(3 * static_cast<std::size_t>(solver.nodeCount()));
-          for (std::size_t i = 0; i < velocitySi.size(); ++i) velocitySi[i] = static_cast<float>(units.toSiVelocity(velocityValues[i]));
-          adaptors::addPointArray(image, "velocity_si", velocitySi.data(), 3);
-        }
-        if (description.output.wants("density")) {
-          pressureSi.resize(static_cast<std::size_t>(solver.nodeCount()));
-          for (std::size_t i = 0; i < pressureSi.size(); ++i) pressureSi[i] = static_cast<float>(units.toSiPressure(densityValues[i]));
-          adaptors::addPointArray(image, "pressure_si", pressureSi.data(), 1);
-        }
-        adaptors::addFieldValue(image, "dx_m", units.length);
-        adaptors::addFieldValue(image, "dt_s", units.timeStep());
-        adaptors::addFieldValue(image, "density_kg_m3", units.density);
-        adaptors::addFieldValue(image, "time_s", step * units.timeStep());
-      }
-      writer->write(step, static_cast<double>(step), image);
+                         {adaptors::kVelocityArray, request.velocity ? velocityValues : nullptr, 3}},
+                        request.surface && surfaceNeeded ? &surface : nullptr,
+                        request.tracers && tracersNeeded ? &tracers : nullptr);
+    if (fieldOutput) {
+      const float* writtenDensity = description.output.wants("density") ? densityValues : nullptr;
+      const float* writtenVelocity = description.output.wants("velocity") ? velocityValues : nullptr;
+      background.post([&, step, writtenDensity, writtenVelocity] {
+        writeFieldsFile(description, *fieldWriter, step, writtenDensity, writtenVelocity);
+      });
     }
+    if (tracerOutput)
+      background.post([&, step, tracers] {
+        tracerWriter->write(step, static_cast<double>(step), adaptors::makeTracerPolyData(tracers));
+      });
+    if (surfaceOutput)
+      background.post([&, step, surface] {
+        surfaceWriter->write(step, static_cast<double>(step), adaptors::makeSurfacePolyData(surface));
+      });
 #else
     // No files without VTK, but an output step still checks that the run is sound.
-    if (output) {
+    if (fieldOutput) {
       const auto& fields = solver.fetchFields(true, false);
       if (root) checkFinite(step, fields.density.data(), solver.nodeCount());
     }
     (void)density;
     (void)velocity;
+    (void)tracerOutput;
+    (void)surfaceOutput;
 #endif
   };
 
@@ -237,16 +297,31 @@ int runCase(const RunOptions& options) {
     Index target = std::min(totalSteps, step + chunk);
     if (writeFields) target = std::min(target, nextMultiple(step, outputEvery, totalSteps));
     target = std::min(target, nextMultiple(step, insituEvery, totalSteps));
+    target = std::min(target, nextMultiple(step, tracerSettings.outputEvery, totalSteps));
+    target = std::min(target, nextMultiple(step, description.surface.outputEvery, totalSteps));
+    target = std::min(target, nextMultiple(step, tracersEvery, totalSteps));
     target = agreed(std::min(target, nextMultiple(step, forcesEvery, totalSteps)));
+    if (isMultiple(step, tracersEvery)) {
+      // Over the steps to the next tracer step, in the flow of this one. On the CPU (and over
+      // several ranks) that flow lands in the host arrays the writer may still be reading.
+      if (!extracts.movesOnDevice()) background.wait();
+      extracts.moveTracers(static_cast<int>(std::min(tracersEvery, totalSteps - step)));
+    }
     solver.advance(target - step);
     handleStep(solver.step());
     progress.update(solver.step());
     const double rate = progress.stepsPerSecond(solver.step());
     chunk = std::max<Index>(1, static_cast<Index>(rate * kChunkSeconds));
   }
+  background.wait();
   progress.finish(solver.step());
+  if (talk && extracts.hasTracers())
+    std::fprintf(stderr, "octoflow: tracers: %lld released, %lld not released (tracers.max_particles)\n",
+                 static_cast<long long>(extracts.released()), static_cast<long long>(extracts.refused()));
 #if OCTOFLOW_HAVE_PARAVIEW
-  if (talk && writeFields) std::fprintf(stderr, "octoflow: wrote %s\n", writer->seriesPath().c_str());
+  if (talk && writeFields) std::fprintf(stderr, "octoflow: wrote %s\n", fieldWriter->seriesPath().c_str());
+  if (talk && tracerWriter) std::fprintf(stderr, "octoflow: wrote %s\n", tracerWriter->seriesPath().c_str());
+  if (talk && surfaceWriter) std::fprintf(stderr, "octoflow: wrote %s\n", surfaceWriter->seriesPath().c_str());
 #endif
   if (talk && forces) std::fprintf(stderr, "octoflow: wrote %s\n", (outputDirectory / "forces.csv").c_str());
   return 0;

@@ -498,6 +498,176 @@ void readInSituTable(const CaseReader& reader, CaseDescription& result) {
   }
 }
 
+// A positive integer under `key` of `table`, or `fallback` when the key is absent.
+Index positiveInteger(const CaseReader& reader, const toml::table& table, const std::string& prefix,
+                      const std::string& key, Index fallback) {
+  const toml::node* node = table.get(key);
+  if (!node) return fallback;
+  const Index value = reader.integer(*node, prefix + "." + key);
+  if (value <= 0) reader.fail(prefix + "." + key, "expected a positive integer, got " + std::to_string(value));
+  return value;
+}
+
+// `output_every` of [tracers] and [surface]: as output.every, which is its default.
+Index outputEvery(const CaseReader& reader, const toml::table& table, const std::string& prefix,
+                  const CaseDescription& result) {
+  const toml::node* node = table.get("output_every");
+  if (!node) return result.output.every;
+  const Index value = reader.integer(*node, prefix + ".output_every");
+  if (value < 0)
+    reader.fail(prefix + ".output_every", "expected an integer >= 0 (0: only the last step), got " + std::to_string(value));
+  return value;
+}
+
+// Tracer counts: one positive integer, or `size` of them.
+std::vector<int> tracerCounts(const CaseReader& reader, const toml::table& entry, const std::string& prefix,
+                              std::size_t size) {
+  const std::string key = prefix + ".count";
+  const toml::node* node = entry.get("count");
+  std::vector<int> counts;
+  if (!node) {
+    if (size > 1) reader.fail(key, "missing (expected " + std::to_string(size) + " positive integers)");
+    counts.push_back(1);
+  } else if (size == 1) {
+    counts.push_back(static_cast<int>(reader.integer(*node, key)));
+  } else {
+    for (const auto& element : reader.array(*node, key, size, size, "positive integers"))
+      counts.push_back(static_cast<int>(reader.integer(element, key)));
+  }
+  for (int count : counts)
+    if (count <= 0 || count > (1 << 20)) reader.fail(key, "expected positive integers up to 2^20, got " + std::to_string(count));
+  return counts;
+}
+
+void readTracersTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("tracers", false);
+  if (!table) return;
+  reader.checkKeys(*table, "tracers", {"source", "max_particles", "integrator", "substeps", "every", "output_every"});
+  TracerRunSettings& tracers = result.tracers;
+  tracers.particles.maxParticles = positiveInteger(reader, *table, "tracers", "max_particles", 100000);
+  if (tracers.particles.maxParticles > (Index{1} << 31) - 1)
+    reader.fail("tracers.max_particles", "expected at most 2^31 - 1");
+  tracers.particles.integrator =
+      reader.choice(table, "tracers", "integrator", {"rk2", "rk4"}) == "rk4" ? particles::Integrator::Rk4 : particles::Integrator::Rk2;
+  tracers.particles.substeps = static_cast<int>(positiveInteger(reader, *table, "tracers", "substeps", 1));
+  if (tracers.particles.substeps > 64) reader.fail("tracers.substeps", "expected at most 64");
+  tracers.every = positiveInteger(reader, *table, "tracers", "every", 1);
+  if (tracers.every > 1000) reader.fail("tracers.every", "expected at most 1000 (the flow is held fixed over these steps)");
+  tracers.outputEvery = outputEvery(reader, *table, "tracers", result);
+
+  const toml::node* sources = table->get("source");
+  const toml::array* list = sources ? sources->as_array() : nullptr;
+  if (!list || !list->is_array_of_tables() || list->empty())
+    reader.fail("tracers.source", "expected [[tracers.source]] entries (at least one)");
+  const int dimensions = result.dimensions;
+  const Extent& extent = result.lbm.extent;
+  for (std::size_t n = 0; n < list->size(); ++n) {
+    const std::string prefix = "tracers.source[" + std::to_string(n) + "]";
+    const toml::table& entry = *(*list)[n].as_table();
+    const std::string type = reader.choice(&entry, prefix, "type", {"point", "line", "plane", "box"}, true);
+    std::vector<std::string> keys = {"type", "count", "release_every"};
+    // Every point a source is given by must lie in the domain (node (i,j,k) sits at (i,j,k)).
+    const auto inside = [&](const std::array<double, 3>& p, const std::string& key) {
+      for (int axis = 0; axis < 3; ++axis)
+        if (!(p[axis] >= 0.0 && p[axis] <= static_cast<double>(extent.size(axis) - 1)))
+          reader.fail(prefix + "." + key, "lies outside the domain (nodes 0 to size - 1 on each axis)");
+    };
+    const auto at = [&](const std::string& key) { return point(reader, entry, prefix, key, dimensions); };
+    const auto asFloats = [](const std::array<double, 3>& p, float (&to)[3]) {
+      for (int axis = 0; axis < 3; ++axis) to[axis] = static_cast<float>(p[axis]);
+    };
+    particles::TracerSource source;
+    if (type == "point") {
+      keys.push_back("at");
+      reader.checkKeys(entry, prefix, keys);
+      const auto p = at("at");
+      inside(p, "at");
+      float position[3];
+      asFloats(p, position);
+      source = particles::TracerSource::point(position, tracerCounts(reader, entry, prefix, 1)[0]);
+    } else if (type == "line") {
+      keys.insert(keys.end(), {"from", "to"});
+      reader.checkKeys(entry, prefix, keys);
+      const auto from = at("from"), to = at("to");
+      inside(from, "from");
+      inside(to, "to");
+      if (!entry.get("count")) reader.fail(prefix + ".count", "missing (expected a positive integer)");
+      float a[3], b[3];
+      asFloats(from, a);
+      asFloats(to, b);
+      source = particles::TracerSource::line(a, b, tracerCounts(reader, entry, prefix, 1)[0]);
+    } else if (type == "plane") {
+      keys.insert(keys.end(), {"corner", "edge1", "edge2"});
+      reader.checkKeys(entry, prefix, keys);
+      if (dimensions != 3) reader.fail(prefix + ".type", "a plane source needs a 3D domain (use a line in 2D)");
+      const auto corner = at("corner"), edge1 = at("edge1"), edge2 = at("edge2");
+      inside(corner, "corner");
+      // The domain is convex: the plane lies in it when its four corners do.
+      const auto shifted = [&](double first, double second) {
+        std::array<double, 3> p = corner;
+        for (int axis = 0; axis < 3; ++axis) p[axis] += first * edge1[axis] + second * edge2[axis];
+        return p;
+      };
+      inside(shifted(1, 0), "edge1");
+      inside(shifted(0, 1), "edge2");
+      inside(shifted(1, 1), "edge2");
+      const std::vector<int> counts = tracerCounts(reader, entry, prefix, 2);
+      float c[3], e1[3], e2[3];
+      asFloats(corner, c);
+      asFloats(edge1, e1);
+      asFloats(edge2, e2);
+      source = particles::TracerSource::plane(c, e1, e2, counts[0], counts[1]);
+    } else {
+      keys.insert(keys.end(), {"min", "max"});
+      reader.checkKeys(entry, prefix, keys);
+      const auto low = at("min"), high = at("max");
+      inside(low, "min");
+      inside(high, "max");
+      for (int axis = 0; axis < dimensions; ++axis)
+        if (low[axis] > high[axis]) reader.fail(prefix + ".max", "expected max >= min on every axis");
+      std::vector<int> counts = tracerCounts(reader, entry, prefix, static_cast<std::size_t>(dimensions));
+      counts.resize(3, 1);
+      float a[3], b[3];
+      asFloats(low, a);
+      asFloats(high, b);
+      source = particles::TracerSource::box(a, b, counts[0], counts[1], counts[2]);
+    }
+    if (const toml::node* every = entry.get("release_every")) {
+      source.releaseEvery = reader.integer(*every, prefix + ".release_every");
+      if (source.releaseEvery < 0)
+        reader.fail(prefix + ".release_every", "expected an integer >= 0 (0: released once, at step 0)");
+      if (source.releaseEvery % tracers.every != 0)
+        reader.fail(prefix + ".release_every", "expected a multiple of tracers.every (" + std::to_string(tracers.every) +
+                                                   "): tracers are released on the steps they move");
+    }
+    if (source.perRelease() > tracers.particles.maxParticles)
+      reader.fail(prefix + ".count", "one release exceeds tracers.max_particles (" +
+                                         std::to_string(tracers.particles.maxParticles) + ")");
+    tracers.particles.sources.push_back(source);
+  }
+}
+
+// The tracer and surface series are named tracers_<step>.vtp and surface_<step>.vtp, beside the
+// fields' <case name>_<step>.vti: a case of either name would share a .pvd with them.
+void checkSeriesNames(const CaseReader& reader, const CaseDescription& result) {
+  if ((result.tracers.enabled() && result.name == "tracers") || (result.surface.enabled() && result.name == "surface"))
+    reader.fail("case.name", "\"" + result.name + "\" names octoflow's own " + result.name + " series: choose another name");
+}
+
+void readSurfaceTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("surface", false);
+  if (!table) return;
+  reader.checkKeys(*table, "surface", {"field", "level", "output_every"});
+  if (result.dimensions != 3) reader.fail("surface", "an isosurface needs a 3D domain");
+  result.surface.field = reader.choice(table, "surface", "field", surfaceFieldNames(), true);
+  const toml::node* level = table->get("level");
+  if (!level) reader.fail("surface.level", "missing (expected a number: the value the surface is drawn at)");
+  const double value = reader.number(*level, "surface.level");
+  if (!std::isfinite(value)) reader.fail("surface.level", "expected a finite number");
+  result.surface.level = static_cast<float>(value);
+  result.surface.outputEvery = outputEvery(reader, *table, "surface", result);
+}
+
 }  // namespace
 
 bool OutputSettings::wants(const std::string& field) const {
@@ -506,6 +676,11 @@ bool OutputSettings::wants(const std::string& field) const {
 
 const std::vector<std::string>& uniformFieldNames() {
   static const std::vector<std::string> names = {"density", "velocity"};
+  return names;
+}
+
+const std::vector<std::string>& surfaceFieldNames() {
+  static const std::vector<std::string> names = {"density", "speed"};
   return names;
 }
 
@@ -521,7 +696,8 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
   CaseDescription result;
   result.sourcePath = sourceName;
   const CaseReader reader(root, sourceName);
-  reader.checkKeys(root, "", {"case", "units", "lbm", "domain", "boundary", "obstacle", "forces", "output", "insitu"});
+  reader.checkKeys(root, "", {"case", "units", "lbm", "domain", "boundary", "obstacle", "forces", "output", "insitu",
+                                "tracers", "surface"});
   readCaseTable(reader, result);
   readUnitsTable(reader, result);
   readLbmTable(reader, result);
@@ -531,6 +707,9 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
   readForcesTable(reader, result);
   readOutputTable(reader, result);
   readInSituTable(reader, result);
+  readTracersTable(reader, result);
+  readSurfaceTable(reader, result);
+  checkSeriesNames(reader, result);
   rasterizeObstacles(reader, result);
   return result;
 }

@@ -8,6 +8,7 @@
 #include "geometry/Obstacle.hpp"
 #include "io/PhysicalUnits.hpp"
 #include "lbm/UniformSolver.hpp"
+#include "particles/TracerSet.hpp"
 
 namespace octoflow::io {
 
@@ -33,6 +34,22 @@ struct ForcesSettings {
   bool coefficients() const { return referenceVelocity > 0.0 && referenceLength > 0.0; }
 };
 
+// Tracer particles: [tracers] and its [[tracers.source]] entries.
+struct TracerRunSettings {
+  particles::TracerSettings particles;  // no sources: no tracers
+  Index every = 1;        // tracers move every N steps, over N lattice time units in the flow of the first
+  Index outputEvery = 0;  // tracers_<step>.vtp at multiples of this and the last step (default: output.every)
+  bool enabled() const { return !particles.sources.empty(); }
+};
+
+// An isosurface of a field ([surface]): channel "surface" in situ, surface_<step>.vtp offline.
+struct SurfaceSettings {
+  std::string field;      // empty: no surface; else one of surfaceFieldNames()
+  float level = 0.0f;
+  Index outputEvery = 0;  // as TracerRunSettings::outputEvery
+  bool enabled() const { return !field.empty(); }
+};
+
 struct CaseDescription {
   std::string sourcePath;
   std::string name;
@@ -45,6 +62,8 @@ struct CaseDescription {
   ForcesSettings forces;
   OutputSettings output;
   InSituSettings insitu;
+  TracerRunSettings tracers;
+  SurfaceSettings surface;
 };
 
 // Reads and checks a case file. Relative script paths are looked up from the working
@@ -56,5 +75,7 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
 
 // The fields a uniform LBM case can write.
 const std::vector<std::string>& uniformFieldNames();
+// The scalars a uniform LBM case can take an isosurface of: density, speed (|velocity|).
+const std::vector<std::string>& surfaceFieldNames();
 
 }  // namespace octoflow::io

@@ -323,25 +323,34 @@ void UniformSolver::unpackHalo(const HaloBox& box, const void* workingBuffer) {
   engine_->unpackHalo(populations_.data(), box, workingBuffer);
 }
 
+UniformSolver::WorkingFields UniformSolver::workingFields(bool wantDensity, bool wantVelocity) {
+  const std::size_t n = static_cast<std::size_t>(nodeCount());
+  // On the CPU the working fields are the host ones: fetchFields then needs no copy.
+  exec::Buffer<float>& density = backend_ == exec::Backend::Cpu ? host_.density : deviceDensity_;
+  exec::Buffer<float>& velocity = backend_ == exec::Backend::Cpu ? host_.velocity : deviceVelocity_;
+  const exec::MemorySpace space =
+      backend_ == exec::Backend::Cpu ? exec::stagingSpace(backend_) : exec::MemorySpace::Device;
+  if (wantDensity && density.size() != n) density = exec::Buffer<float>(space, n);
+  if (wantVelocity && velocity.size() != 3 * n) velocity = exec::Buffer<float>(space, 3 * n);
+  float* densityOut = wantDensity ? density.data() : nullptr;
+  float* velocityOut = wantVelocity ? velocity.data() : nullptr;
+  engine_->macroscopic(populations_.data(), oddStep(), boundaryMoments(step_), densityOut, velocityOut);
+  WorkingFields fields;
+  fields.density = densityOut;
+  fields.velocity = velocityOut;
+  engine_->synchronize();
+  return fields;
+}
+
 const HostFields& UniformSolver::fetchFields(bool wantDensity, bool wantVelocity) {
+  const WorkingFields fields = workingFields(wantDensity, wantVelocity);
+  if (backend_ == exec::Backend::Cpu) return host_;
   const std::size_t n = static_cast<std::size_t>(nodeCount());
   const exec::MemorySpace staging = exec::stagingSpace(backend_);
   if (wantDensity && host_.density.size() != n) host_.density = exec::Buffer<float>(staging, n);
   if (wantVelocity && host_.velocity.size() != 3 * n) host_.velocity = exec::Buffer<float>(staging, 3 * n);
-
-  if (backend_ == exec::Backend::Cpu) {
-    engine_->macroscopic(populations_.data(), oddStep(), boundaryMoments(step_),
-                         wantDensity ? host_.density.data() : nullptr, wantVelocity ? host_.velocity.data() : nullptr);
-    return host_;
-  }
-  if (wantDensity && deviceDensity_.size() != n) deviceDensity_ = exec::Buffer<float>(exec::MemorySpace::Device, n);
-  if (wantVelocity && deviceVelocity_.size() != 3 * n)
-    deviceVelocity_ = exec::Buffer<float>(exec::MemorySpace::Device, 3 * n);
-  engine_->macroscopic(populations_.data(), oddStep(), boundaryMoments(step_),
-                       wantDensity ? deviceDensity_.data() : nullptr, wantVelocity ? deviceVelocity_.data() : nullptr);
-  engine_->synchronize();
-  if (wantDensity) deviceDensity_.copyTo(host_.density.data(), n);
-  if (wantVelocity) deviceVelocity_.copyTo(host_.velocity.data(), 3 * n);
+  if (wantDensity) exec::copyBytes(host_.density.data(), fields.density, n * sizeof(float));
+  if (wantVelocity) exec::copyBytes(host_.velocity.data(), fields.velocity, 3 * n * sizeof(float));
   return host_;
 }
 

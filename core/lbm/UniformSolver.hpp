@@ -116,6 +116,14 @@ public:
   void advance(Index steps);
   // Computes the requested fields of the current state into host memory and returns them.
   const HostFields& fetchFields(bool wantDensity, bool wantVelocity);
+  // The same fields left in working memory (device memory on CUDA; on the CPU the host arrays
+  // fetchFields returns), computed and ready, for work that runs where the fields live (tracers,
+  // isosurfaces); null for a field not asked for. Valid until the solver's next call.
+  struct WorkingFields {
+    const float* density = nullptr;
+    const float* velocity = nullptr;
+  };
+  WorkingFields workingFields(bool wantDensity, bool wantVelocity);
   // The population array as FP32 deviations f_q - w_q, copied to the host: structure-of-arrays
   // in the in-place (AA) layout of the current step's parity (StreamCollide.hpp).
   std::vector<float> populationsOnHost() const;

@@ -37,6 +37,7 @@ public:
   int ranks() const { return ranks_; }
   const Piece& piece() const { return piece_; }
   const lbm::UniformSolver& local() const { return *local_; }
+  lbm::UniformSolver& local() { return *local_; }
   Index nodeCount() const { return whole_.extent.cellCount(); }
   const Extent& extent() const { return whole_.extent; }
   // How halos travel: "host" (CPU ranks), "CUDA IPC" (device to device within a host),

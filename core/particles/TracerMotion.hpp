@@ -77,11 +77,13 @@ OCTO_HD inline bool advanceTracer(const VelocityFieldView& field, Integrator int
   return sampleVelocity(field, position, end);  // retired at once if the step ends outside
 }
 
-// The tracers' per-particle update: `substeps` steps of 1 / substeps lattice time, one LBM step.
+// The tracers' per-particle update over `latticeSteps` LBM steps in one velocity field (the
+// solver's at the start of them): `substeps` integration steps of 1 / substeps lattice time each.
 struct AdvectTracers {
   VelocityFieldView field;
   Integrator integrator;
   int substeps;
+  int latticeSteps;
   float* positions;   // xyz per tracer
   float* velocities;  // xyz per tracer: the velocity where it was at the start of its last sub-step
   float* ages;        // lattice time since release
@@ -92,7 +94,8 @@ struct AdvectTracers {
     float p[3] = {positions[3 * n], positions[3 * n + 1], positions[3 * n + 2]};
     float u[3] = {0.0f, 0.0f, 0.0f};
     const float dt = 1.0f / static_cast<float>(substeps);
-    for (int s = 0; s < substeps; ++s)
+    const int steps = substeps * latticeSteps;
+    for (int s = 0; s < steps; ++s)
       if (!advanceTracer(field, integrator, dt, p, u)) {
         alive[n] = 0;
         return;
@@ -101,7 +104,7 @@ struct AdvectTracers {
       positions[3 * n + a] = p[a];
       velocities[3 * n + a] = u[a];
     }
-    ages[n] += 1.0f;
+    ages[n] += static_cast<float>(latticeSteps);
   }
 };
 

@@ -150,10 +150,11 @@ Index TracerSet::release(Index step) {
   return added;
 }
 
-void TracerSet::advect(const VelocityFieldView& field) {
+void TracerSet::advect(const VelocityFieldView& field, int latticeSteps) {
   if (count_ == 0) return;
-  const AdvectTracers advect{field,           settings_.integrator, settings_.substeps, positions_.data(),
-                             velocities_.data(), ages_.data(),      alive_.data()};
+  if (latticeSteps <= 0) throw Error("tracers: a move covers at least one lattice step");
+  const AdvectTracers advect{field,           settings_.integrator, settings_.substeps, latticeSteps,
+                             positions_.data(), velocities_.data(), ages_.data(),       alive_.data()};
 #if OCTOFLOW_HAVE_CUDA
   if (backend_ == exec::Backend::Cuda) return detail::advectTracersOnCuda(count_, advect);
 #endif

@@ -61,8 +61,9 @@ public:
 
   // Releases what the sources release at `step` (up to maxParticles alive); returns how many.
   Index release(Index step);
-  // One LBM step (one lattice time unit) of motion in `field` (in the backend's memory).
-  void advect(const VelocityFieldView& field);
+  // `latticeSteps` LBM steps (lattice time units) of motion in `field` (in the backend's memory),
+  // held fixed over them.
+  void advect(const VelocityFieldView& field, int latticeSteps = 1);
   // Drops retired tracers and copies the live ones to the host.
   TracerView view();
 

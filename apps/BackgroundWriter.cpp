@@ -1,0 +1,70 @@
+#include "BackgroundWriter.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace octoflow::app {
+
+BackgroundWriter::BackgroundWriter() : thread_([this] { work(); }) {}
+
+BackgroundWriter::~BackgroundWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+  if (error_) {
+    try {
+      std::rethrow_exception(error_);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "octoflow: error while writing output: %s\n", error.what());
+    }
+  }
+}
+
+void BackgroundWriter::post(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    jobs_.push_back(std::move(job));
+  }
+  changed_.notify_all();
+}
+
+void BackgroundWriter::wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [this] { return (jobs_.empty() && !running_) || error_; });
+  if (error_) {
+    jobs_.clear();
+    std::exception_ptr error = error_;
+    error_ = nullptr;
+    std::rethrow_exception(error);
+  }
+}
+
+void BackgroundWriter::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] { return !jobs_.empty() || stopping_; });
+    if (jobs_.empty()) return;  // stopping, nothing left
+    std::function<void()> job = std::move(jobs_.front());
+    jobs_.pop_front();
+    running_ = true;
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      job();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    running_ = false;
+    if (error && !error_) {
+      error_ = error;
+      jobs_.clear();
+    }
+    changed_.notify_all();
+  }
+}
+
+}  // namespace octoflow::app

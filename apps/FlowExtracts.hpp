@@ -1,0 +1,70 @@
+#pragma once
+// What a run derives from its flow besides the fields: tracer particles and an isosurface. On one
+// rank they are made where the flow lives (the solver's working memory, device memory on CUDA):
+// tracers move in the velocity field there and only the tracers and the surface's triangles cross
+// to the host. Over several MPI ranks they are made on rank 0 on the host from the gathered whole
+// grid, so they are the same as on one rank.
+#include <memory>
+
+#include "exec/Memory.hpp"
+#include "insitu/Isosurface.hpp"
+#include "io/CaseFile.hpp"
+#include "particles/TracerSet.hpp"
+
+#if OCTOFLOW_HAVE_MPI
+#include "parallel/DistributedSolver.hpp"
+#else
+#include "lbm/UniformSolver.hpp"
+#endif
+
+namespace octoflow::app {
+
+#if OCTOFLOW_HAVE_MPI
+using RunSolver = parallel::DistributedSolver;
+#else
+using RunSolver = lbm::UniformSolver;
+#endif
+
+class FlowExtracts {
+public:
+  // Collective. Nothing is allocated for what the case does not ask for.
+  FlowExtracts(const io::CaseDescription& description, RunSolver& solver);
+
+  bool hasTracers() const { return tracers_ != nullptr; }
+  bool hasSurface() const { return extractor_ != nullptr; }
+  // Where tracers and surfaces are made: the solver's backend on one rank, else the host of rank 0.
+  exec::Backend backend() const { return backend_; }
+
+  // Whether moving the tracers leaves the host arrays of the fields alone (one rank on CUDA: the
+  // flow they move in stays on the device).
+  bool movesOnDevice() const { return onSolver_ && backend_ == exec::Backend::Cuda; }
+  // Rank 0 (a no-op elsewhere): releases the tracers the sources release at `step`.
+  void releaseTracers(Index step);
+  // Collective. Moves the tracers over the next `steps` steps in the solver's current flow.
+  void moveTracers(int steps);
+  // Rank 0: the live tracers on the host, valid until the next call on the tracers.
+  particles::TracerView tracers();
+  // Collective. The surface of the solver's current state on the host of rank 0 (empty elsewhere),
+  // valid until the next call.
+  insitu::Surface surface();
+  // Rank 0: tracers released so far, and not released for lack of room (max_particles).
+  Index released() const { return tracers_ ? tracers_->released() : 0; }
+  Index refused() const { return tracers_ ? tracers_->refused() : 0; }
+
+private:
+  // The current density or velocity where the extracts are made (collective over ranks); null on
+  // ranks other than 0.
+  const float* field(bool velocity);
+
+  RunSolver& solver_;
+  const io::CaseDescription& description_;
+  exec::Backend backend_;
+  bool root_ = true;
+  bool onSolver_ = true;  // made in the solver's working memory (one rank)
+  std::unique_ptr<particles::TracerSet> tracers_;
+  exec::Buffer<std::uint8_t> solid_;  // the obstacle mask where the tracers move, empty without obstacles
+  std::unique_ptr<insitu::IsosurfaceExtractor> extractor_;
+  exec::Buffer<float> speed_;  // surface of the speed: |velocity| per node
+};
+
+}  // namespace octoflow::app
