@@ -144,3 +144,61 @@ TEST_F(Catalyst, OnErrorContinueDropsAFailingScriptAndStopEndsTheRun) {
     }
   }
 }
+
+// A run that makes tracers and a surface offers them to Catalyst as channels "tracers" and
+// "surface": the shipped scripts render them (non-blank PNGs) and write them as .pvtp extracts.
+TEST_F(Catalyst, TheRunsTracersAndSurfaceReachTheShippedScripts) {
+  const std::string scripts = std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/tracers.py\", \"" +
+                              OCTOFLOW_SOURCE_DIR + "/catalyst_scripts/surface_phi.py";
+  std::ofstream(directory_ / "case.toml") << R"([case]
+name = "sphere"
+steps = 60
+[lbm]
+lattice = "D3Q19"
+tau = 0.6
+[domain]
+size = [32, 16, 16]
+periodic = [false, true, true]
+[[boundary]]
+faces = ["x-"]
+type = "velocity"
+velocity = [0.05, 0.0, 0.0]
+[[boundary]]
+faces = ["x+"]
+type = "outflow"
+[[obstacle]]
+shape = "sphere"
+center = [10.3, 7.6, 7.4]
+radius = 3.5
+[output]
+directory = "out"
+every = 60
+[tracers]
+[[tracers.source]]
+type = "plane"
+corner = [1.0, 1.0, 1.0]
+edge1 = [0.0, 14.0, 0.0]
+edge2 = [0.0, 0.0, 14.0]
+count = [8, 8]
+release_every = 10
+[surface]
+field = "speed"
+level = 0.04
+[insitu]
+every = 30
+scripts = [")" + scripts + R"("]
+)";
+  const CommandResult result = runCli("run case.toml --backend cpu", directory_);
+  ASSERT_EQ(result.exitCode, 0) << result.output;
+  const fs::path extracts = directory_ / "out" / "catalyst";
+  for (const char* name : {"tracers_00000060.png", "surface_00000060.png", "tracers_00000060.pvtp",
+                           "surface_00000060.pvtp", "tracers_00000030.pvtp", "surface_00000000.pvtp"})
+    EXPECT_TRUE(fs::exists(extracts / name)) << name << "\n" << result.output;
+  for (const char* image : {"tracers_00000060.png", "surface_00000060.png"}) {
+    double nonBackground = 0.0;
+    std::size_t colours = 0;
+    pixelStatistics(extracts / image, nonBackground, colours);
+    EXPECT_GT(nonBackground, 0.05) << image;
+    EXPECT_GT(colours, 20u) << image;
+  }
+}

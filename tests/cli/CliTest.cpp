@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -201,8 +202,9 @@ CommandResult runCliOnTwoRanks(const std::string& arguments, const fs::path& wor
 }  // namespace
 
 TEST_F(Cli, TwoMpiRanksWriteTheSameFilesAsOne) {
-  // A cylinder in a channel cut over two ranks: forces.csv and the fields, byte for byte.
-  const std::string caseText = R"([case]
+  // A cylinder in a channel cut over two ranks, with tracers: forces.csv, the fields and the
+  // tracers, byte for byte. Then a sphere in a 3D channel with tracers and the speed surface.
+  const std::string channel = R"([case]
 name = "split"
 steps = 240
 [lbm]
@@ -229,27 +231,79 @@ reference_velocity = 0.05
 reference_length = 8.0
 [output]
 every = 120
+[tracers]
+[[tracers.source]]
+type = "line"
+from = [2.0, 3.0]
+to = [2.0, 22.0]
+count = 12
+release_every = 20
 )";
-  writeCase("split.toml", caseText);
-  const CommandResult one = runCli("run split.toml --backend cpu --output one", directory_);
-  ASSERT_EQ(one.exitCode, 0) << one.output;
-  const CommandResult two = runCliOnTwoRanks("run split.toml --backend cpu --output two", directory_);
-  ASSERT_EQ(two.exitCode, 0) << two.output;
-  EXPECT_NE(two.output.find("2 MPI ranks"), std::string::npos) << two.output;
+  const std::string sphere = R"([case]
+name = "sphere"
+steps = 60
+[lbm]
+lattice = "D3Q19"
+tau = 0.6
+[domain]
+size = [24, 12, 12]
+periodic = [false, true, true]
+[[boundary]]
+faces = ["x-"]
+type = "velocity"
+velocity = [0.05, 0.0, 0.0]
+[[boundary]]
+faces = ["x+"]
+type = "outflow"
+[[obstacle]]
+shape = "sphere"
+center = [8.3, 5.6, 5.4]
+radius = 3.0
+[output]
+every = 30
+[tracers]
+integrator = "rk4"
+[[tracers.source]]
+type = "plane"
+corner = [1.0, 1.0, 1.0]
+edge1 = [0.0, 10.0, 0.0]
+edge2 = [0.0, 0.0, 10.0]
+count = [5, 5]
+release_every = 10
+[surface]
+field = "speed"
+level = 0.04
+)";
   const auto contents = [](const fs::path& path) {
     std::ifstream file(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(file), {});
   };
-  const std::string forces = contents(directory_ / "one" / "forces.csv");
-  EXPECT_GT(forces.size(), 100u);
-  EXPECT_EQ(forces, contents(directory_ / "two" / "forces.csv"));
-  int compared = 0;
-  for (const auto& entry : fs::directory_iterator(directory_ / "one")) {
-    if (entry.path().extension() != ".vti") continue;
-    EXPECT_EQ(contents(entry.path()), contents(directory_ / "two" / entry.path().filename())) << entry.path();
-    ++compared;
+  for (const auto& [name, text] : {std::pair{std::string("split"), channel}, std::pair{std::string("sphere"), sphere}}) {
+    SCOPED_TRACE(name);
+    writeCase(name + ".toml", text);
+    const CommandResult one = runCli("run " + name + ".toml --backend cpu --output one_" + name, directory_);
+    ASSERT_EQ(one.exitCode, 0) << one.output;
+    const CommandResult two = runCliOnTwoRanks("run " + name + ".toml --backend cpu --output two_" + name, directory_);
+    ASSERT_EQ(two.exitCode, 0) << two.output;
+    EXPECT_NE(two.output.find("2 MPI ranks"), std::string::npos) << two.output;
+    if (name == "split") {
+      const std::string forces = contents(directory_ / "one_split" / "forces.csv");
+      EXPECT_GT(forces.size(), 100u);
+      EXPECT_EQ(forces, contents(directory_ / "two_split" / "forces.csv"));
+    }
+    std::map<std::string, int> compared;
+    for (const auto& entry : fs::directory_iterator(directory_ / ("one_" + name))) {
+      const std::string extension = entry.path().extension().string();
+      if (extension != ".vti" && extension != ".vtp") continue;
+      EXPECT_EQ(contents(entry.path()), contents(directory_ / ("two_" + name) / entry.path().filename())) << entry.path();
+      ++compared[entry.path().filename().string().substr(0, entry.path().filename().string().find('_'))];
+    }
+    if (fs::exists(directory_ / ("one_" + name) / (name + ".pvd"))) {  // a build with VTK: steps 0, N/2, N
+      EXPECT_EQ(compared[name], 3);
+      EXPECT_EQ(compared["tracers"], 3);
+      EXPECT_EQ(compared["surface"], name == "sphere" ? 3 : 0);
+    }
   }
-  if (fs::exists(directory_ / "one" / "split.pvd")) EXPECT_EQ(compared, 3);  // steps 0, 120, 240
 }
 
 // `bench lbm --timeline` on two ranks: one step's phases in the order they ran (on the CPU the

@@ -71,6 +71,141 @@ TEST(CaseFile, ViscosityIsAnAlternativeToTau) {
   EXPECT_NEAR(d.lbm.tau, 0.8f, 1e-6f);
 }
 
+// A 3D case with tracers and a surface (the surface needs 3D).
+const std::string kTracerCase = R"(
+[case]
+name = "wake"
+steps = 100
+[lbm]
+lattice = "D3Q19"
+tau = 0.6
+[domain]
+size = [40, 20, 20]
+[output]
+every = 50
+[tracers]
+max_particles = 5000
+integrator = "rk4"
+substeps = 2
+every = 2
+[[tracers.source]]
+type = "point"
+at = [1, 2, 3]
+[[tracers.source]]
+type = "line"
+from = [2, 2, 9.5]
+to = [2, 17, 9.5]
+count = 16
+release_every = 10
+[[tracers.source]]
+type = "plane"
+corner = [1, 3, 3]
+edge1 = [0, 14, 0]
+edge2 = [0, 0, 14]
+count = [4, 5]
+[[tracers.source]]
+type = "box"
+min = [30, 2, 2]
+max = [39, 19, 19]
+count = [2, 3, 4]
+[surface]
+field = "speed"
+level = 0.03
+output_every = 25
+)";
+
+TEST(CaseFile, TracerSourcesAndTheSurfaceAreRead) {
+  const io::CaseDescription d = io::parseCase(kTracerCase, "wake.toml");
+  const auto& tracers = d.tracers;
+  ASSERT_TRUE(tracers.enabled());
+  EXPECT_EQ(tracers.particles.maxParticles, 5000);
+  EXPECT_EQ(tracers.particles.integrator, particles::Integrator::Rk4);
+  EXPECT_EQ(tracers.particles.substeps, 2);
+  EXPECT_EQ(tracers.every, 2);
+  EXPECT_EQ(tracers.outputEvery, 50);  // output.every unless given
+  ASSERT_EQ(tracers.particles.sources.size(), 4u);
+  const auto& point = tracers.particles.sources[0];
+  EXPECT_EQ(point.shape, particles::TracerSource::Shape::Point);
+  EXPECT_EQ(point.perRelease(), 1);
+  EXPECT_EQ(point.releaseEvery, 0);  // once, at step 0
+  EXPECT_FLOAT_EQ(point.origin[2], 3.0f);
+  const auto& line = tracers.particles.sources[1];
+  EXPECT_EQ(line.shape, particles::TracerSource::Shape::Line);
+  EXPECT_EQ(line.perRelease(), 16);
+  EXPECT_EQ(line.releaseEvery, 10);
+  EXPECT_FLOAT_EQ(line.end[1], 17.0f);
+  EXPECT_EQ(tracers.particles.sources[2].shape, particles::TracerSource::Shape::Plane);
+  EXPECT_EQ(tracers.particles.sources[2].perRelease(), 20);
+  EXPECT_FLOAT_EQ(tracers.particles.sources[2].edge2[2], 14.0f);
+  EXPECT_EQ(tracers.particles.sources[3].shape, particles::TracerSource::Shape::Box);
+  EXPECT_EQ(tracers.particles.sources[3].perRelease(), 24);
+  EXPECT_EQ(d.surface.field, "speed");
+  EXPECT_FLOAT_EQ(d.surface.level, 0.03f);
+  EXPECT_EQ(d.surface.outputEvery, 25);
+  // Defaults: RK2, one sub-step, moved every step, 100000 at most.
+  const auto plain = io::parseCase(replaced(replaced(replaced(replaced(kTracerCase, "max_particles = 5000\n", ""),
+                                                               "integrator = \"rk4\"\n", ""),
+                                                      "substeps = 2\n", ""),
+                                             "every = 2\n", ""),
+                                    "wake.toml");
+  EXPECT_EQ(plain.tracers.particles.maxParticles, 100000);
+  EXPECT_EQ(plain.tracers.particles.integrator, particles::Integrator::Rk2);
+  EXPECT_EQ(plain.tracers.particles.substeps, 1);
+  EXPECT_EQ(plain.tracers.every, 1);
+  EXPECT_FALSE(io::parseCase(kValidCase, "c.toml").tracers.enabled());
+  EXPECT_FALSE(io::parseCase(kValidCase, "c.toml").surface.enabled());
+}
+
+TEST(CaseFile, BadTracersAndSurfacesNameTheirKey) {
+  const struct {
+    const char* from;
+    const char* to;
+    const char* key;
+  } classes[] = {
+      {"type = \"point\"", "type = \"disc\"", "tracers.source[0].type"},
+      {"at = [1, 2, 3]", "at = [1, 2, 30]", "tracers.source[0].at"},                  // outside the domain
+      {"at = [1, 2, 3]", "at = [1, 2]", "tracers.source[0].at"},                      // 2 coordinates in 3D
+      {"at = [1, 2, 3]", "where = [1, 2, 3]", "tracers.source[0].where"},             // unknown key
+      {"count = 16\n", "", "tracers.source[1].count"},                                // line without count
+      {"count = 16", "count = 0", "tracers.source[1].count"},
+      {"release_every = 10", "release_every = 3", "tracers.source[1].release_every"},  // not a multiple of every
+      {"release_every = 10", "release_every = -2", "tracers.source[1].release_every"},
+      {"edge2 = [0, 0, 14]", "edge2 = [0, 0, 18]", "tracers.source[2].edge2"},        // plane leaves the domain
+      {"count = [4, 5]", "count = 4", "tracers.source[2].count"},
+      {"count = [2, 3, 4]", "count = [2, 3]", "tracers.source[3].count"},
+      {"count = [2, 3, 4]", "count = [100, 100, 100]", "tracers.source[3].count"},    // over max_particles
+      {"max = [39, 19, 19]", "max = [20, 1, 19]", "tracers.source[3].max"},           // max < min
+      {"integrator = \"rk4\"", "integrator = \"euler\"", "tracers.integrator"},
+      {"substeps = 2", "substeps = 0", "tracers.substeps"},
+      {"max_particles = 5000", "max_particles = -1", "tracers.max_particles"},
+      {"every = 2\n[[tracers", "every = 2\nspeed = 1\n[[tracers", "tracers.speed"},
+      {"field = \"speed\"", "field = \"vorticity\"", "surface.field"},
+      {"level = 0.03\n", "", "surface.level"},
+      {"output_every = 25", "output_every = -1", "surface.output_every"},
+      {"name = \"wake\"", "name = \"tracers\"", "case.name"},                         // the tracers' own series
+  };
+  for (const auto& bad : classes) {
+    try {
+      io::parseCase(replaced(kTracerCase, bad.from, bad.to), "bad.toml");
+      ADD_FAILURE() << bad.key << ": accepted";
+    } catch (const InputError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("bad.toml"), std::string::npos) << message;
+      EXPECT_NE(message.find(bad.key), std::string::npos) << bad.key << ": " << message;
+    }
+  }
+  // 2D: no plane sources, no surface.
+  EXPECT_THROW(io::parseCase(replaced(kValidCase, "[output]",
+                                      "[tracers]\n[[tracers.source]]\ntype = \"plane\"\ncorner = [1, 1]\n"
+                                      "edge1 = [0, 4]\nedge2 = [4, 0]\ncount = [2, 2]\n[output]"),
+                             "c.toml"),
+               InputError);
+  EXPECT_THROW(io::parseCase(replaced(kValidCase, "[output]", "[surface]\nfield = \"density\"\nlevel = 1.0\n[output]"),
+                             "c.toml"),
+               InputError);
+  EXPECT_THROW(io::parseCase(replaced(kValidCase, "[output]", "[tracers]\nevery = 1\n[output]"), "c.toml"), InputError);
+}
+
 struct BadCase {
   const char* what;
   const char* from;
