@@ -26,8 +26,10 @@ display.ColorArrayName = ["POINTS", ""]  # solid colour
 display.DiffuseColor = [0.35, 0.55, 0.85]  # the point normals octoflow sends give smooth shading
 
 
-def frame_surface():
+def frame_surface(time=None):
     # An oblique view of the surface's bounds, refreshed each step as the surface moves.
+    if time is not None:
+        surface.UpdatePipeline(time)
     bounds = surface.GetDataInformation().GetBounds()
     if bounds[0] > bounds[1]:  # nothing extracted this step
         return
@@ -59,4 +61,4 @@ def RequestDataDescription(datadescription):
 
 
 def catalyst_execute(info):
-    frame_surface()
+    frame_surface(info.time)

@@ -87,4 +87,8 @@ def RequestDataDescription(datadescription):
 
 def catalyst_execute(info):
     flow_display.RescaleTransferFunctionToDataRange(False, True)
-    tracer_display.RescaleTransferFunctionToDataRange(False, True)
+    # The tracers have their own colour map (rescaling the display would rescale the flow's,
+    # which shares the array name): from their speeds at this step.
+    tracers.UpdatePipeline(info.time)
+    speeds = tracers.PointData[VELOCITY_ARRAY].GetRange(-1) if tracers.PointData.keys() else (0.0, 0.0)
+    tracer_lut.RescaleTransferFunction(speeds[0], max(speeds[1], speeds[0] + 1e-12))
