@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "BackgroundWriter.hpp"
-#include "FlowExtracts.hpp"
 #include "ForcesLog.hpp"
 #include "Progress.hpp"
 #include "common/Error.hpp"
+#include "insitu/FlowExtracts.hpp"
 #include "io/CaseFile.hpp"
 #include "lbm/UniformSolver.hpp"
 
@@ -161,7 +161,7 @@ int runCase(const RunOptions& options) {
 #else
   lbm::UniformSolver solver(description.lbm, backend);
 #endif
-  FlowExtracts extracts(description, solver);
+  insitu::FlowExtracts extracts(description, solver);
   const io::TracerRunSettings& tracerSettings = description.tracers;
   if (talk && (extracts.hasTracers() || extracts.hasSurface()))
     std::fprintf(stderr, "octoflow: %s%s%s made on %s\n", extracts.hasTracers() ? "tracers" : "",

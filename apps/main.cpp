@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "InSituBenchmark.hpp"
 #include "IsosurfaceBenchmark.hpp"
 #include "LbmBenchmark.hpp"
 #include "RunCommand.hpp"
@@ -109,6 +110,20 @@ int runCli(int argc, char** argv) {
   benchIsosurface->add_option("--backend", isosurfaceBackendText, "auto | cuda | cpu");
   benchIsosurface->add_flag("--json", isosurfaceJson, "One JSON object instead of text");
 
+  auto* benchInSitu = benchCommand->add_subcommand(
+      "insitu", "time a step of a GPU run with and without tracers and an isosurface handed to the host");
+  std::string inSituBackendText = "auto";
+  bench::InSituBenchmarkOptions inSitu;
+  bool inSituJson = false;
+  benchInSitu->add_option("--size", inSitu.size, "Nodes per axis (default 256 on CUDA, 32 on CPU)");
+  benchInSitu->add_option("--steps", inSitu.steps, "Timed steps each way (default 500 on CUDA, 100 on CPU)");
+  benchInSitu->add_option("--every", inSitu.every, "Steps between hand-offs of the surface and tracers (default 50)");
+  benchInSitu->add_option("--tracers-every", inSitu.tracersEvery, "Steps between tracer moves (default 1)");
+  benchInSitu->add_option("--tracers", inSitu.tracers, "Tracers (default 100000 on CUDA, 1000 on CPU)");
+  benchInSitu->add_flag("--fields", inSitu.fields, "Also copy the velocity field to the host at each hand-off");
+  benchInSitu->add_option("--backend", inSituBackendText, "auto | cuda | cpu");
+  benchInSitu->add_flag("--json", inSituJson, "One JSON object instead of text");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::Success& success) {
@@ -171,6 +186,15 @@ int runCli(int argc, char** argv) {
     options.repeats = isosurfaceRepeats;
     const auto result = bench::runIsosurfaceBenchmark(options);
     std::fputs((isosurfaceJson ? bench::formatJson(result) : bench::formatText(result)).c_str(), stdout);
+    return 0;
+  }
+  if (*benchInSitu) {
+    inSitu.backend = exec::resolveBackend(exec::parseBackendChoice(inSituBackendText, "--backend"));
+    for (const auto& [name, value] : {std::pair{"--size", inSitu.size}, std::pair{"--steps", inSitu.steps},
+                                      std::pair{"--tracers", inSitu.tracers}})
+      if (value < 0) throw InputError(name, "", "expected a positive integer");
+    const auto result = bench::runInSituBenchmark(inSitu);
+    std::fputs((inSituJson ? bench::formatJson(result) : bench::formatText(result)).c_str(), stdout);
     return 0;
   }
   return kExitInputError;

@@ -2,9 +2,12 @@
 # On a GPU machine (no ParaView, no network): configure with the `gpu` preset, build, run the
 # whole test suite with OCTOFLOW_REQUIRE_GPU=1 (GPU tests fail instead of skipping) and the
 # benchmarks. Logs go to $1 (default: gpu-logs/). Header-only dependencies and GoogleTest come
-# from .deps/ (see README, "Building on a GPU machine").
+# from .deps/ (see README, "Building on a GPU machine"). $2 picks parts: "all" (default) or a
+# comma-separated list of tests, bench, insitu, scaling.
 set -uo pipefail
 logs=${1:-gpu-logs}
+parts=${2:-all}
+want() { [ "$parts" = all ] || [[ ",$parts," == *",$1,"* ]]; }
 mkdir -p "$logs"
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -19,6 +22,8 @@ command -v mpicxx >/dev/null || mpi=OFF
 cmake --preset gpu -DOCTOFLOW_ENABLE_MPI=$mpi -DOCTOFLOW_GTEST_SOURCE_DIR=.deps/googletest > "$logs/configure.txt" 2>&1 \
   || { tail -30 "$logs/configure.txt"; exit 1; }
 cmake --build build-gpu -j16 > "$logs/build.txt" 2>&1 || { grep -E "error" "$logs/build.txt" | head -30; exit 1; }
+tests_status=0
+if want tests; then
 OCTOFLOW_REQUIRE_GPU=1 ctest --test-dir build-gpu -j8 --output-on-failure > "$logs/tests.txt" 2>&1
 tests_status=$?
 tail -15 "$logs/tests.txt"
@@ -29,8 +34,10 @@ tail -15 "$logs/tests.txt"
   build-gpu/bin/validation_tests --gtest_filter='*Gpu*'
 } > "$logs/gpu_figures.txt" 2>&1
 grep -E "max \||cavity|cylinder|isosurface|tracers" "$logs/gpu_figures.txt"
+fi
 build-gpu/bin/octoflow info > "$logs/info.txt" 2>&1
 cat "$logs/info.txt"
+if want bench; then
 {
   git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
   date -u +%Y-%m-%dT%H:%MZ
@@ -58,11 +65,26 @@ cat "$logs/info.txt"
   build-gpu/bin/octoflow bench isosurface --backend cuda --size 256 --json
 } > "$logs/bench.txt" 2>&1
 cat "$logs/bench.txt"
+fi
+# In-situ overhead at 256^3 (surface + tracers to the host every 50 steps): tracers moved every
+# step and every 10; with the velocity field copied too; and the isosurface alone.
+if want insitu; then
+{
+  git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
+  for tracers_every in 1 10; do
+    build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --tracers-every $tracers_every
+    build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --tracers-every $tracers_every --fields
+  done
+  build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --tracers-every 50
+  build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --tracers 1000000 --tracers-every 10
+} > "$logs/insitu.txt" 2>&1
+cat "$logs/insitu.txt"
+fi
 # Scaling over the GPUs of one host (MPI ranks, one GPU each): weak (256^3 per GPU) and strong
 # (one 256^3 or 384^3 box cut over the GPUs), D3Q19 BGK FP32; halos over CUDA IPC, and through
 # MPI with pinned staging for comparison.
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-if [ "$mpi" = ON ] && [ "$gpus" -ge 2 ]; then
+if want scaling && [ "$mpi" = ON ] && [ "$gpus" -ge 2 ]; then
   bench="build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --json"
   {
     for ranks in 1 $gpus; do

@@ -11,24 +11,23 @@
 #include "io/CaseFile.hpp"
 #include "particles/TracerSet.hpp"
 
+#include "lbm/UniformSolver.hpp"
+
 #if OCTOFLOW_HAVE_MPI
 #include "parallel/DistributedSolver.hpp"
-#else
-#include "lbm/UniformSolver.hpp"
 #endif
 
-namespace octoflow::app {
-
-#if OCTOFLOW_HAVE_MPI
-using RunSolver = parallel::DistributedSolver;
-#else
-using RunSolver = lbm::UniformSolver;
-#endif
+namespace octoflow::insitu {
 
 class FlowExtracts {
 public:
-  // Collective. Nothing is allocated for what the case does not ask for.
-  FlowExtracts(const io::CaseDescription& description, RunSolver& solver);
+  // For the case's tracers and surface (nothing is allocated for what it does not ask for), made
+  // in the working memory of `solver`, which must outlive this.
+  FlowExtracts(const io::CaseDescription& description, lbm::UniformSolver& solver);
+#if OCTOFLOW_HAVE_MPI
+  // Collective. One rank: as above with its solver; several: on the host of rank 0.
+  FlowExtracts(const io::CaseDescription& description, parallel::DistributedSolver& solver);
+#endif
 
   bool hasTracers() const { return tracers_ != nullptr; }
   bool hasSurface() const { return extractor_ != nullptr; }
@@ -56,8 +55,13 @@ private:
   // ranks other than 0.
   const float* field(bool velocity);
 
-  RunSolver& solver_;
+  void allocate();
+
   const io::CaseDescription& description_;
+  lbm::UniformSolver* solver_ = nullptr;  // one rank: the solver the extracts are made beside
+#if OCTOFLOW_HAVE_MPI
+  parallel::DistributedSolver* distributed_ = nullptr;  // several ranks: fields gathered to rank 0
+#endif
   exec::Backend backend_;
   bool root_ = true;
   bool onSolver_ = true;  // made in the solver's working memory (one rank)
@@ -67,4 +71,4 @@ private:
   exec::Buffer<float> speed_;  // surface of the speed: |velocity| per node
 };
 
-}  // namespace octoflow::app
+}  // namespace octoflow::insitu

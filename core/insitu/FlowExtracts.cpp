@@ -1,47 +1,56 @@
-#include "FlowExtracts.hpp"
+#include "insitu/FlowExtracts.hpp"
 
 #include "common/Error.hpp"
 #include "insitu/DerivedFields.hpp"
 
-namespace octoflow::app {
+namespace octoflow::insitu {
 
-namespace {
+FlowExtracts::FlowExtracts(const io::CaseDescription& description, lbm::UniformSolver& solver)
+    : description_(description), solver_(&solver), backend_(solver.backend()) {
+  allocate();
+}
+
 #if OCTOFLOW_HAVE_MPI
-lbm::UniformSolver& localSolver(parallel::DistributedSolver& solver) { return solver.local(); }
-bool singleRank(const parallel::DistributedSolver& solver) { return solver.ranks() == 1; }
-bool rootRank(const parallel::DistributedSolver& solver) { return solver.rank() == 0; }
-#else
-lbm::UniformSolver& localSolver(lbm::UniformSolver& solver) { return solver; }
-bool singleRank(const lbm::UniformSolver&) { return true; }
-bool rootRank(const lbm::UniformSolver&) { return true; }
+FlowExtracts::FlowExtracts(const io::CaseDescription& description, parallel::DistributedSolver& solver)
+    : description_(description) {
+  if (solver.ranks() == 1) {
+    solver_ = &solver.local();
+    backend_ = solver_->backend();
+  } else {
+    distributed_ = &solver;
+    backend_ = exec::Backend::Cpu;
+    root_ = solver.rank() == 0;
+    onSolver_ = false;
+  }
+  allocate();
+}
 #endif
-}  // namespace
 
-FlowExtracts::FlowExtracts(const io::CaseDescription& description, RunSolver& solver)
-    : solver_(solver), description_(description) {
-  onSolver_ = singleRank(solver);
-  root_ = rootRank(solver);
-  backend_ = onSolver_ ? localSolver(solver).backend() : exec::Backend::Cpu;
+void FlowExtracts::allocate() {
   if (!root_) return;
-  if (description.tracers.enabled()) {
-    tracers_ = std::make_unique<particles::TracerSet>(backend_, description.tracers.particles);
-    const std::vector<std::uint8_t>& solid = description.lbm.solid;
+  if (description_.tracers.enabled()) {
+    tracers_ = std::make_unique<particles::TracerSet>(backend_, description_.tracers.particles);
+    const std::vector<std::uint8_t>& solid = description_.lbm.solid;
     if (!solid.empty()) {
       solid_ = exec::Buffer<std::uint8_t>(exec::workingSpace(backend_), solid.size());
       solid_.copyFrom(solid.data(), solid.size());
     }
   }
-  if (description.surface.enabled()) extractor_ = insitu::IsosurfaceExtractor::create(backend_);
+  if (description_.surface.enabled()) extractor_ = IsosurfaceExtractor::create(backend_);
 }
 
 const float* FlowExtracts::field(bool velocity) {
-  if (onSolver_) {
-    const auto fields = localSolver(solver_).workingFields(!velocity, velocity);
+  if (solver_) {
+    const auto fields = solver_->workingFields(!velocity, velocity);
     return velocity ? fields.velocity : fields.density;
   }
-  const lbm::HostFields& fields = solver_.fetchFields(!velocity, velocity);
+#if OCTOFLOW_HAVE_MPI
+  const lbm::HostFields& fields = distributed_->fetchFields(!velocity, velocity);
   if (!root_) return nullptr;
   return velocity ? fields.velocity.data() : fields.density.data();
+#else
+  return nullptr;
+#endif
 }
 
 void FlowExtracts::releaseTracers(Index step) {
@@ -64,7 +73,7 @@ particles::TracerView FlowExtracts::tracers() {
   return tracers_->view();
 }
 
-insitu::Surface FlowExtracts::surface() {
+Surface FlowExtracts::surface() {
   if (!description_.surface.enabled()) throw Error("this run has no surface");
   const bool speed = description_.surface.field == "speed";
   const float* values = field(speed);
@@ -72,13 +81,13 @@ insitu::Surface FlowExtracts::surface() {
   const Extent& extent = description_.lbm.extent;
   if (speed) {
     if (speed_.size() == 0) speed_ = exec::Buffer<float>(exec::workingSpace(backend_), static_cast<std::size_t>(extent.cellCount()));
-    insitu::computeSpeed(backend_, values, extent.cellCount(), speed_.data());
+    computeSpeed(backend_, values, extent.cellCount(), speed_.data());
     values = speed_.data();
   }
-  insitu::ScalarFieldView view;
+  ScalarFieldView view;
   view.values = values;
   view.extent = extent;
   return extractor_->extract(view, description_.surface.level);
 }
 
-}  // namespace octoflow::app
+}  // namespace octoflow::insitu

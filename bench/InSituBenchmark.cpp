@@ -1,0 +1,168 @@
+#include "InSituBenchmark.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "common/Error.hpp"
+#include "insitu/FlowExtracts.hpp"
+#include "io/CaseFile.hpp"
+#include "lbm/UniformSolver.hpp"
+
+namespace octoflow::bench {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr float kVortexSpeed = 0.05f;
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A periodic cube holding a Taylor-Green vortex (speed 0.05), with a box of tracers in its middle
+// half and the surface where the speed is half the vortex's.
+io::CaseDescription vortexCase(long long n, long long tracers, long long tracersEvery) {
+  io::CaseDescription d;
+  d.name = "insitu_bench";
+  d.dimensions = 3;
+  d.steps = 0;
+  d.lbm.lattice = lbm::LatticeKind::D3Q19;
+  d.lbm.extent = Extent{n, n, n};
+  d.lbm.tau = 0.56f;
+  for (auto& face : d.lbm.faces.face) face.type = lbm::FaceType::Periodic;
+  const int perAxis = std::max(1, static_cast<int>(std::lround(std::cbrt(static_cast<double>(tracers)))));
+  const float low[3] = {0.25f * (n - 1), 0.25f * (n - 1), 0.25f * (n - 1)};
+  const float high[3] = {0.75f * (n - 1), 0.75f * (n - 1), 0.75f * (n - 1)};
+  d.tracers.particles.sources.push_back(particles::TracerSource::box(low, high, perAxis, perAxis, perAxis));
+  d.tracers.particles.maxParticles = static_cast<Index>(perAxis) * perAxis * perAxis;
+  d.tracers.every = tracersEvery;
+  d.surface.field = "speed";
+  d.surface.level = 0.5f * kVortexSpeed;
+  return d;
+}
+
+std::vector<float> vortexVelocity(long long n) {
+  const Extent extent{n, n, n};
+  std::vector<float> velocity(3 * static_cast<std::size_t>(extent.cellCount()));
+  const double k = 2.0 * kPi / static_cast<double>(n);
+#pragma omp parallel for collapse(2)
+  for (Index z = 0; z < n; ++z)
+    for (Index y = 0; y < n; ++y)
+      for (Index x = 0; x < n; ++x) {
+        const std::size_t node = static_cast<std::size_t>(extent.linear(x, y, z));
+        velocity[3 * node] = static_cast<float>(kVortexSpeed * std::sin(k * x) * std::cos(k * y) * std::cos(k * z));
+        velocity[3 * node + 1] = static_cast<float>(-kVortexSpeed * std::cos(k * x) * std::sin(k * y) * std::cos(k * z));
+        velocity[3 * node + 2] = 0.0f;
+      }
+  return velocity;
+}
+
+}  // namespace
+
+InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) {
+  const bool cuda = options.backend == exec::Backend::Cuda;
+  InSituBenchmarkResult r;
+  r.backend = exec::backendName(options.backend);
+  r.device = "CPU (OpenMP)";
+  if (cuda) {
+    const auto devices = exec::cudaDevices();
+    const int current = exec::currentCudaDevice();
+    if (current < static_cast<int>(devices.size())) r.device = devices[current].name;
+  }
+  r.size = options.size > 0 ? options.size : (cuda ? 256 : 32);
+  r.steps = options.steps > 0 ? options.steps : (cuda ? 500 : 100);
+  r.every = options.every;
+  r.tracersEvery = options.tracersEvery;
+  r.tracers = options.tracers > 0 ? options.tracers : (cuda ? 100000 : 1000);
+  r.fields = options.fields;
+  if (r.size < 8) throw InputError("--size", "", "expected at least 8 nodes per axis");
+  if (r.every <= 0) throw InputError("--every", "", "expected a positive integer");
+  if (r.tracersEvery <= 0 || r.tracersEvery > 1000) throw InputError("--tracers-every", "", "expected 1 to 1000");
+
+  const io::CaseDescription description = vortexCase(r.size, r.tracers, r.tracersEvery);
+  const std::vector<float> velocity = vortexVelocity(r.size);
+  lbm::UniformSolver solver(description.lbm, options.backend);
+
+  // Bare: the solver alone, after a warm-up.
+  solver.initialize(nullptr, velocity.data());
+  solver.advance(10);
+  auto start = std::chrono::steady_clock::now();
+  solver.advance(r.steps);
+  r.bareSecondsPerStep = secondsSince(start) / static_cast<double>(r.steps);
+
+  // In situ: the run loop's work (apps/RunCommand.cpp), each part timed on the host.
+  solver.initialize(nullptr, velocity.data());
+  insitu::FlowExtracts extracts(description, solver);
+  extracts.releaseTracers(0);
+  extracts.moveTracers(1);  // warm-up: first launches, buffers
+  extracts.surface();
+  solver.initialize(nullptr, velocity.data());
+  double moves = 0.0;
+  const auto loopStart = std::chrono::steady_clock::now();
+  for (long long step = 0; step < r.steps; step += r.tracersEvery) {
+    const long long stride = std::min<long long>(r.tracersEvery, r.steps - step);
+    if (step > 0 && step % r.every == 0) {
+      auto part = std::chrono::steady_clock::now();
+      r.triangles = extracts.surface().triangleCount;
+      r.surfaceSeconds += secondsSince(part);
+      part = std::chrono::steady_clock::now();
+      r.tracersAlive = extracts.tracers().count;
+      r.tracerViewSeconds += secondsSince(part);
+      if (r.fields) {
+        part = std::chrono::steady_clock::now();
+        solver.fetchFields(false, true);
+        r.fieldSeconds += secondsSince(part);
+      }
+      ++r.handOffs;
+    }
+    const auto part = std::chrono::steady_clock::now();
+    extracts.moveTracers(static_cast<int>(stride));
+    r.moveSeconds += secondsSince(part);
+    ++moves;
+    solver.advance(stride);
+  }
+  r.inSituSecondsPerStep = secondsSince(loopStart) / static_cast<double>(r.steps);
+  if (moves > 0) r.moveSeconds /= moves;
+  if (r.handOffs > 0) {
+    r.surfaceSeconds /= static_cast<double>(r.handOffs);
+    r.tracerViewSeconds /= static_cast<double>(r.handOffs);
+    r.fieldSeconds /= static_cast<double>(r.handOffs);
+  }
+  return r;
+}
+
+std::string formatText(const InSituBenchmarkResult& r) {
+  char text[1400];
+  int used = std::snprintf(
+      text, sizeof text,
+      "octoflow bench insitu: D3Q19 BGK FP32 Taylor-Green vortex %lld^3, %lld steps on %s [%s]\n"
+      "  in situ: %lld tracers moved every %lld step(s); every %lld steps the speed surface and the tracers%s to the host\n"
+      "  bare %.3f ms a step, in situ %.3f ms a step: %+.1f %%\n"
+      "  parts: tracer move %.3f ms (%lld alive at the end); at each of %lld hand-offs: surface %.3f ms (%lld triangles), "
+      "tracers %.3f ms",
+      r.size, r.steps, r.device.c_str(), r.backend.c_str(), r.tracers, r.tracersEvery, r.every,
+      r.fields ? " and the velocity field" : "", 1e3 * r.bareSecondsPerStep, 1e3 * r.inSituSecondsPerStep,
+      100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0), 1e3 * r.moveSeconds, r.tracersAlive, r.handOffs,
+      1e3 * r.surfaceSeconds, r.triangles, 1e3 * r.tracerViewSeconds);
+  if (r.fields) used += std::snprintf(text + used, sizeof text - used, ", velocity field %.3f ms", 1e3 * r.fieldSeconds);
+  std::snprintf(text + used, sizeof text - used, "\n");
+  return text;
+}
+
+std::string formatJson(const InSituBenchmarkResult& r) {
+  char text[900];
+  std::snprintf(text, sizeof text,
+                "{\"benchmark\": \"insitu\", \"backend\": \"%s\", \"device\": \"%s\", \"size\": %lld, \"steps\": %lld, "
+                "\"every\": %lld, \"tracers_every\": %lld, \"tracers\": %lld, \"fields\": %s, \"bare_ms\": %.4f, "
+                "\"insitu_ms\": %.4f, \"move_ms\": %.4f, \"surface_ms\": %.4f, \"tracer_view_ms\": %.4f, "
+                "\"field_ms\": %.4f, \"triangles\": %lld, \"tracers_alive\": %lld}\n",
+                r.backend.c_str(), r.device.c_str(), r.size, r.steps, r.every, r.tracersEvery, r.tracers,
+                r.fields ? "true" : "false", 1e3 * r.bareSecondsPerStep, 1e3 * r.inSituSecondsPerStep,
+                1e3 * r.moveSeconds, 1e3 * r.surfaceSeconds, 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
+                r.triangles, r.tracersAlive);
+  return text;
+}
+
+}  // namespace octoflow::bench

@@ -1,0 +1,40 @@
+#pragma once
+// `octoflow bench insitu`: what in-situ work costs a running GPU solver. A D3Q19 Taylor-Green
+// vortex is run for a number of steps bare, then again as `octoflow run` does it with tracers
+// and an isosurface: tracers moved in the flow every `tracersEvery` steps, and every `every`
+// steps the speed surface extracted and the tracers (optionally the velocity field) handed to
+// the host. Printed: time a step both ways, the overhead, and its parts.
+#include <string>
+
+#include "exec/Backend.hpp"
+
+namespace octoflow::bench {
+
+struct InSituBenchmarkOptions {
+  exec::Backend backend = exec::Backend::Cpu;
+  long long size = 0;          // nodes per axis; 0 = 256 on CUDA, 32 on the CPU
+  long long steps = 0;         // timed steps each way; 0 = 500 on CUDA, 100 on the CPU
+  long long every = 50;        // steps between hand-offs to the host
+  long long tracersEvery = 1;  // steps between tracer moves
+  long long tracers = 0;       // tracers released at step 0; 0 = 10^5 on CUDA, 10^3 on the CPU
+  bool fields = false;         // also copy the velocity field to the host at each hand-off
+};
+
+struct InSituBenchmarkResult {
+  std::string backend, device;
+  long long size = 0, steps = 0, every = 0, tracersEvery = 0, tracers = 0, handOffs = 0;
+  bool fields = false;
+  double bareSecondsPerStep = 0.0;
+  double inSituSecondsPerStep = 0.0;
+  // The parts, host time each (the solver's queue is empty at the start of each): a tracer move
+  // (velocity from the populations, then advection), a surface extraction with its triangles on
+  // the host, a tracer hand-off (compaction, copy to the host), a velocity field copy.
+  double moveSeconds = 0.0, surfaceSeconds = 0.0, tracerViewSeconds = 0.0, fieldSeconds = 0.0;
+  long long triangles = 0, tracersAlive = 0;
+};
+
+InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options);
+std::string formatText(const InSituBenchmarkResult& result);
+std::string formatJson(const InSituBenchmarkResult& result);
+
+}  // namespace octoflow::bench
