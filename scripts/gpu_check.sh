@@ -33,7 +33,7 @@ tail -15 "$logs/tests.txt"
   build-gpu/bin/parity_tests
   build-gpu/bin/validation_tests --gtest_filter='*Gpu*'
 } > "$logs/gpu_figures.txt" 2>&1
-grep -E "max \||cavity|cylinder|isosurface|tracers" "$logs/gpu_figures.txt"
+grep -E "max \||cavity|cylinder|isosurface|tracers|run extracts" "$logs/gpu_figures.txt"
 fi
 build-gpu/bin/octoflow info > "$logs/info.txt" 2>&1
 cat "$logs/info.txt"
