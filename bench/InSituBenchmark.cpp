@@ -107,6 +107,8 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
       auto part = std::chrono::steady_clock::now();
       r.triangles = extracts.surface().triangleCount;
       r.surfaceSeconds += secondsSince(part);
+      r.extractSeconds += extracts.lastSurfaceTimes().extractSeconds;
+      r.triangleCopySeconds += extracts.lastSurfaceTimes().copySeconds;
       part = std::chrono::steady_clock::now();
       r.tracersAlive = extracts.tracers().count;
       r.tracerViewSeconds += secondsSince(part);
@@ -127,6 +129,8 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
   if (moves > 0) r.moveSeconds /= moves;
   if (r.handOffs > 0) {
     r.surfaceSeconds /= static_cast<double>(r.handOffs);
+    r.extractSeconds /= static_cast<double>(r.handOffs);
+    r.triangleCopySeconds /= static_cast<double>(r.handOffs);
     r.tracerViewSeconds /= static_cast<double>(r.handOffs);
     r.fieldSeconds /= static_cast<double>(r.handOffs);
   }
@@ -140,28 +144,30 @@ std::string formatText(const InSituBenchmarkResult& r) {
       "octoflow bench insitu: D3Q19 BGK FP32 Taylor-Green vortex %lld^3, %lld steps on %s [%s]\n"
       "  in situ: %lld tracers moved every %lld step(s); every %lld steps the speed surface and the tracers%s to the host\n"
       "  bare %.3f ms a step, in situ %.3f ms a step: %+.1f %%\n"
-      "  parts: tracer move %.3f ms (%lld alive at the end); at each of %lld hand-offs: surface %.3f ms (%lld triangles), "
-      "tracers %.3f ms",
+      "  parts: tracer move %.3f ms (%lld alive at the end); at each of %lld hand-offs: surface %.3f ms (%lld triangles; "
+      "extraction %.3f ms, of it copying to the host %.3f ms), tracers %.3f ms",
       r.size, r.steps, r.device.c_str(), r.backend.c_str(), r.tracers, r.tracersEvery, r.every,
       r.fields ? " and the velocity field" : "", 1e3 * r.bareSecondsPerStep, 1e3 * r.inSituSecondsPerStep,
       100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0), 1e3 * r.moveSeconds, r.tracersAlive, r.handOffs,
-      1e3 * r.surfaceSeconds, r.triangles, 1e3 * r.tracerViewSeconds);
+      1e3 * r.surfaceSeconds, r.triangles, 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds,
+      1e3 * r.tracerViewSeconds);
   if (r.fields) used += std::snprintf(text + used, sizeof text - used, ", velocity field %.3f ms", 1e3 * r.fieldSeconds);
   std::snprintf(text + used, sizeof text - used, "\n");
   return text;
 }
 
 std::string formatJson(const InSituBenchmarkResult& r) {
-  char text[900];
+  char text[1100];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"insitu\", \"backend\": \"%s\", \"device\": \"%s\", \"size\": %lld, \"steps\": %lld, "
                 "\"every\": %lld, \"tracers_every\": %lld, \"tracers\": %lld, \"fields\": %s, \"bare_ms\": %.4f, "
                 "\"insitu_ms\": %.4f, \"move_ms\": %.4f, \"surface_ms\": %.4f, \"tracer_view_ms\": %.4f, "
-                "\"field_ms\": %.4f, \"triangles\": %lld, \"tracers_alive\": %lld}\n",
+                "\"field_ms\": %.4f, \"extract_ms\": %.4f, \"triangle_copy_ms\": %.4f, \"triangles\": %lld, "
+                "\"tracers_alive\": %lld}\n",
                 r.backend.c_str(), r.device.c_str(), r.size, r.steps, r.every, r.tracersEvery, r.tracers,
                 r.fields ? "true" : "false", 1e3 * r.bareSecondsPerStep, 1e3 * r.inSituSecondsPerStep,
                 1e3 * r.moveSeconds, 1e3 * r.surfaceSeconds, 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
-                r.triangles, r.tracersAlive);
+                1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive);
   return text;
 }
 

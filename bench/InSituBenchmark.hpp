@@ -30,6 +30,7 @@ struct InSituBenchmarkResult {
   // (velocity from the populations, then advection), a surface extraction with its triangles on
   // the host, a tracer hand-off (compaction, copy to the host), a velocity field copy.
   double moveSeconds = 0.0, surfaceSeconds = 0.0, tracerViewSeconds = 0.0, fieldSeconds = 0.0;
+  double extractSeconds = 0.0, triangleCopySeconds = 0.0;  // of surfaceSeconds: the extraction, its copy to the host
   long long triangles = 0, tracersAlive = 0;
 };
 

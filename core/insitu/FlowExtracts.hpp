@@ -46,6 +46,8 @@ public:
   // Collective. The surface of the solver's current state on the host of rank 0 (empty elsewhere),
   // valid until the next call.
   insitu::Surface surface();
+  // Rank 0: the times of the last surface's extraction (the field it was made from not included).
+  IsosurfaceTimes lastSurfaceTimes() const { return extractor_ ? extractor_->lastTimes() : IsosurfaceTimes{}; }
   // Rank 0: tracers released so far, and not released for lack of room (max_particles).
   Index released() const { return tracers_ ? tracers_->released() : 0; }
   Index refused() const { return tracers_ ? tracers_->refused() : 0; }

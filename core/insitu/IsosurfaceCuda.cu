@@ -94,9 +94,13 @@ __global__ void emitTriangles(const float* field, Extent e, float level, const M
   }
 }
 
+// Buffers only grow, and by half again what is asked: a surface that grows a little at each
+// extraction (a flow changing between hand-offs) must not reallocate pinned memory each time
+// (several milliseconds for a surface of a million triangles).
 template <class T>
 void ensureCapacity(exec::Buffer<T>& buffer, exec::MemorySpace space, Index count) {
-  if (static_cast<Index>(buffer.size()) < count) buffer = exec::Buffer<T>(space, static_cast<std::size_t>(count));
+  if (static_cast<Index>(buffer.size()) < count)
+    buffer = exec::Buffer<T>(space, static_cast<std::size_t>(count + count / 2));
 }
 
 class CudaIsosurfaceExtractor final : public IsosurfaceExtractor {
