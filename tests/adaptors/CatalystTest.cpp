@@ -8,7 +8,10 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "CatalystSupport.hpp"
 #include "TestSupport.hpp"
@@ -24,14 +27,15 @@ using octoflow::testing::VirtualDisplay;
 // The program under this process's virtual X server. A server that refuses the connection
 // (seen under heavy load on a 2-core machine) is test equipment failing, not octoflow: the run
 // is repeated on a fresh server, at most twice, and the refusal is reported.
-CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory) {
+CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory,
+                     const std::string& environment = "") {
   static std::vector<std::unique_ptr<VirtualDisplay>> displays;  // refused ones stay up: new numbers
   if (displays.empty()) displays.push_back(std::make_unique<VirtualDisplay>());
   CommandResult result;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::string& display = displays.back()->display();
     EXPECT_FALSE(display.empty()) << "no virtual X server could be started";
-    result = octoflow::testing::runCommand("DISPLAY=" + display + " '" + OCTOFLOW_CLI_PATH + "' " + arguments,
+    result = octoflow::testing::runCommand(environment + " DISPLAY=" + display + " '" + OCTOFLOW_CLI_PATH + "' " + arguments,
                                            workingDirectory);
     if (result.output.find("bad X server connection") == std::string::npos) break;
     std::printf("virtual X server %s refused the connection; starting another\n", display.c_str());
@@ -201,4 +205,59 @@ scripts = [")" + scripts + R"("]
     EXPECT_GT(nonBackground, 0.05) << image;
     EXPECT_GT(colours, 20u) << image;
   }
+}
+
+// Catalyst Live (live.py). With no ParaView listening the run goes on to its end (each in-situ
+// step's connection attempt gives up at once). With one listening, the grid reaches it with its
+// fields: the listener is ParaView's own client side of Live (paraview.live in pvpython), which
+// the GUI's Catalyst > Connect runs.
+TEST_F(Catalyst, LiveOffersTheGridToAListeningParaViewAndRunsOnWithoutOne) {
+  std::ofstream(directory_ / "case.toml") << R"([case]
+name = "lid"
+steps = 20000
+[lbm]
+lattice = "D2Q9"
+tau = 0.6
+[domain]
+size = [128, 128]
+[[boundary]]
+faces = ["y+"]
+type = "moving_wall"
+velocity = [0.1, 0.0]
+[output]
+directory = "out"
+fields = []
+[insitu]
+every = 50
+scripts = ["live.py"]
+)";
+  const std::string port = std::to_string(23000 + getpid() % 2000);
+  const std::string live = "OCTOFLOW_CATALYST_LIVE=localhost:" + port;
+  const CommandResult alone = runCli("run case.toml --backend cpu --quiet --steps 2000", directory_, live);
+  EXPECT_EQ(alone.exitCode, 0) << alone.output;
+
+  const fs::path log = directory_ / "listener.log";
+  const std::string listener = std::string("'") + OCTOFLOW_PVPYTHON + "' '" + OCTOFLOW_SOURCE_DIR +
+                               "/tests/adaptors/live_listener.py' " + port + " 120";
+  ASSERT_EQ(std::system(("cd '" + directory_.string() + "' && (" + listener + " > listener.log 2>&1; echo \"exit=$?\" >> "
+                         "listener.log) &")
+                            .c_str()),
+            0);
+  const auto logText = [&] {
+    std::ifstream file(log);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+  };
+  for (int wait = 0; wait < 600 && logText().find("listening") == std::string::npos &&
+                     logText().find("exit=") == std::string::npos;
+       ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_NE(logText().find("listening"), std::string::npos) << logText();
+  const CommandResult connected = runCli("run case.toml --backend cpu --quiet", directory_, live);
+  EXPECT_EQ(connected.exitCode, 0) << connected.output;
+  for (int wait = 0; wait < 600 && logText().find("exit=") == std::string::npos; ++wait)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_NE(logText().find("grid: 16384 points, arrays density,velocity, extent [0, 127, 0, 127, 0, 0]"),
+            std::string::npos)
+      << logText();
+  EXPECT_NE(logText().find("exit=0"), std::string::npos) << logText();
 }
