@@ -72,7 +72,7 @@ struct CatalystAdaptor::Impl {
 };
 
 CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory,
-                                 const std::vector<std::string>& channels, bool continueOnError)
+                                 const std::vector<std::string>& channels, bool continueOnError, bool allRanks)
     : impl_(std::make_unique<Impl>()) {
   impl_->channels = channels;
   impl_->continueOnError = continueOnError;
@@ -85,12 +85,12 @@ CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const 
                  "octoflow: warning: DISPLAY is not set; ParaView renders through X, so Catalyst scripts that write "
                  "images need an X server: run under `xvfb-run -a`\n");
 #if OCTOFLOW_HAVE_MPI
-  // Catalyst runs on the rank that creates the adaptor, over the grid it is handed (under MPI:
-  // rank 0, with the gathered whole grid); its communicator is that rank alone.
-  MPI_Comm self = MPI_COMM_SELF;
-  vtkMPICommunicatorOpaqueComm communicator(&self);
+  // All ranks, each with its piece; or the rank that creates the adaptor alone.
+  MPI_Comm ranks = allRanks ? MPI_COMM_WORLD : MPI_COMM_SELF;
+  vtkMPICommunicatorOpaqueComm communicator(&ranks);
   if (!impl_->processor->Initialize(communicator)) throw Error("ParaView Catalyst failed to initialise");
 #else
+  if (allRanks) throw Error("Catalyst over all ranks needs a build with MPI");
   if (!impl_->processor->Initialize()) throw Error("ParaView Catalyst failed to initialise");
 #endif
   for (const std::string& script : scripts) {
@@ -138,13 +138,15 @@ bool CatalystAdaptor::gridFieldNeeded(const char* name) const {
 }
 
 void CatalystAdaptor::execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
-                              const insitu::Surface* surface, const particles::TracerView* tracers) {
+                              const insitu::Surface* surface, const particles::TracerView* tracers,
+                              const NodeBox* piece) {
   const auto valuesOf = [&](const char* name) -> const float* {
     for (const GridArray& array : arrays)
       if (std::string(array.name) == name) return array.values;
     return nullptr;
   };
-  vtkSmartPointer<vtkImageData> image = makeImageData(extent, valuesOf(kDensityArray), valuesOf(kVelocityArray));
+  vtkSmartPointer<vtkImageData> image =
+      makeImageData(piece ? *piece : NodeBox::of(extent), valuesOf(kDensityArray), valuesOf(kVelocityArray));
   for (const GridArray& array : arrays)
     if (std::string(array.name) != kDensityArray && std::string(array.name) != kVelocityArray)
       addPointArray(image, array.name, array.values, array.components);
@@ -153,7 +155,8 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
   auto bind = [&](vtkCPDataDescription* description) {
     if (vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel)) {
       grid->SetGrid(image);
-      grid->SetWholeExtent(image->GetExtent());
+      grid->SetWholeExtent(0, static_cast<int>(extent.nx - 1), 0, static_cast<int>(extent.ny - 1), 0,
+                           static_cast<int>(extent.nz - 1));
     }
     vtkCPInputDataDescription* channel = description->GetInputDescriptionByName(kSurfaceChannel);
     if (channel && polyData) channel->SetGrid(polyData);

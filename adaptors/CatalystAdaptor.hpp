@@ -21,8 +21,11 @@ public:
   // see only these.
   // A script that fails when it runs (a Python error) is named with InputError, or with
   // `continueOnError` named in a warning and dropped while the others go on.
+  // `allRanks` (MPI): every rank of MPI_COMM_WORLD makes an adaptor and hands its piece; the
+  // pipelines run over all pieces (images composited and written once, data extracts in pieces).
+  // Otherwise Catalyst runs on the calling rank alone.
   CatalystAdaptor(const std::vector<std::string>& scripts, const std::string& extractsDirectory,
-                  const std::vector<std::string>& channels, bool continueOnError = false);
+                  const std::vector<std::string>& channels, bool continueOnError = false, bool allRanks = false);
   ~CatalystAdaptor();
   CatalystAdaptor(const CatalystAdaptor&) = delete;
   CatalystAdaptor& operator=(const CatalystAdaptor&) = delete;
@@ -44,10 +47,13 @@ public:
     const float* values;  // nodeCount * components floats, host memory; null: left out
     int components;
   };
-  // Hands the channels to the pipelines (after request() said some run): the grid with the
-  // arrays given, `surface` and `tracers` when the run has them (they must outlive the call only).
+  // Hands the channels to the pipelines (after request() said some run): the grid of `extent`
+  // with the arrays given, `surface` and `tracers` when the run has them (they must outlive the
+  // call only). With `piece`, the grid handed is that box of `extent` (this rank's piece, the
+  // arrays holding its nodes).
   void execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
-               const insitu::Surface* surface = nullptr, const particles::TracerView* tracers = nullptr);
+               const insitu::Surface* surface = nullptr, const particles::TracerView* tracers = nullptr,
+               const NodeBox* piece = nullptr);
 
 private:
   struct Impl;

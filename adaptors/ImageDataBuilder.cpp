@@ -28,11 +28,19 @@ void addFieldValue(vtkImageData* image, const char* name, double value) {
 }
 
 vtkSmartPointer<vtkImageData> makeImageData(const Extent& extent, const float* density, const float* velocity) {
+  return makeImageData(NodeBox::of(extent), density, velocity);
+}
+
+vtkSmartPointer<vtkImageData> makeImageData(const NodeBox& box, const float* density, const float* velocity) {
   auto image = vtkSmartPointer<vtkImageData>::New();
   image->SetOrigin(0.0, 0.0, 0.0);
   image->SetSpacing(1.0, 1.0, 1.0);
-  image->SetExtent(0, static_cast<int>(extent.nx - 1), 0, static_cast<int>(extent.ny - 1), 0,
-                   static_cast<int>(extent.nz - 1));
+  int extent[6];
+  for (int axis = 0; axis < 3; ++axis) {
+    extent[2 * axis] = static_cast<int>(box.lo[axis]);
+    extent[2 * axis + 1] = static_cast<int>(box.lo[axis] + box.size.size(axis) - 1);
+  }
+  image->SetExtent(extent);
   addPointArray(image, kDensityArray, density, 1);
   addPointArray(image, kVelocityArray, velocity, 3);
   if (velocity) image->GetPointData()->SetActiveVectors(kVelocityArray);

@@ -11,6 +11,9 @@ namespace octoflow::adaptors {
 // are wrapped, not copied: they must outlive the image (null arrays are left out). density has
 // one value per node, velocity three (xyz per node).
 vtkSmartPointer<vtkImageData> makeImageData(const Extent& extent, const float* density, const float* velocity);
+// A piece of a larger grid: the nodes of `box` (whole-grid coordinates; the image's extent says
+// where they sit), arrays holding box nodes.
+vtkSmartPointer<vtkImageData> makeImageData(const NodeBox& box, const float* density, const float* velocity);
 
 // Adds a point array wrapping `values` (nodeCount * components floats, not copied).
 void addPointArray(vtkImageData* image, const char* name, const float* values, int components);

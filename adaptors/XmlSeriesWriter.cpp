@@ -6,7 +6,11 @@
 #include <vtkXMLImageDataWriter.h>
 #include <vtkXMLPolyDataWriter.h>
 
+#include <vtkDataArray.h>
+#include <vtkPointData.h>
+
 #include <cstdio>
+#include <sstream>
 
 #include "common/Error.hpp"
 
@@ -21,21 +25,19 @@ std::string XmlSeriesWriter::fileName(const std::string& name, Index step, const
   return name + "_" + number + "." + extension;
 }
 
-std::filesystem::path XmlSeriesWriter::write(Index step, double time, vtkDataObject* data) {
+namespace {
+
+// One VTK XML file: appended raw binary, zlib, 64-bit headers; written under a temporary name and
+// renamed when complete.
+void writeXml(vtkDataObject* data, const std::filesystem::path& path, const std::string& series) {
   vtkSmartPointer<vtkXMLWriter> writer;
-  const char* extension = nullptr;
-  if (vtkImageData::SafeDownCast(data)) {
+  if (vtkImageData::SafeDownCast(data))
     writer = vtkSmartPointer<vtkXMLImageDataWriter>::New();
-    extension = "vti";
-  } else if (vtkPolyData::SafeDownCast(data)) {
+  else if (vtkPolyData::SafeDownCast(data))
     writer = vtkSmartPointer<vtkXMLPolyDataWriter>::New();
-    extension = "vtp";
-  } else {
-    throw Error(std::string("the ") + name_ + " series takes image data or polydata, not " +
+  else
+    throw Error("the " + series + " series takes image data or polydata, not " +
                 (data ? data->GetClassName() : "nothing"));
-  }
-  const std::string file = fileName(name_, step, extension);
-  const std::filesystem::path path = directory_ / file;
   const std::filesystem::path temporary = temporaryPathFor(path);
   writer->SetInputDataObject(data);
   writer->SetFileName(temporary.c_str());
@@ -50,8 +52,58 @@ std::filesystem::path XmlSeriesWriter::write(Index step, double time, vtkDataObj
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
   if (error) throw Error("cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
+}
+
+std::string extentText(const NodeBox& box) {
+  std::ostringstream text;
+  for (int axis = 0; axis < 3; ++axis)
+    text << (axis ? " " : "") << box.lo[axis] << " " << box.lo[axis] + box.size.size(axis) - 1;
+  return text.str();
+}
+
+}  // namespace
+
+std::filesystem::path XmlSeriesWriter::write(Index step, double time, vtkDataObject* data) {
+  const char* extension = vtkPolyData::SafeDownCast(data) ? "vtp" : "vti";
+  const std::string file = fileName(name_, step, extension);
+  const std::filesystem::path path = directory_ / file;
+  writeXml(data, path, name_);
   series_.add(time, file);
   return path;
+}
+
+std::filesystem::path XmlSeriesWriter::writePiece(Index step, double time, vtkImageData* piece, int rank,
+                                                  const std::vector<NodeBox>& boxes, const Extent& whole) {
+  const std::string stem = fileName(name_, step, "pvti");
+  const std::string folder = stem.substr(0, stem.size() - 5);
+  std::filesystem::create_directories(directory_ / folder);
+  const auto pieceFile = [&](int r) { return folder + "/" + folder + "_" + std::to_string(r) + ".vti"; };
+  writeXml(piece, directory_ / pieceFile(rank), name_);
+  if (boxes.empty()) return directory_ / pieceFile(rank);
+  // The summary: the whole extent, the arrays (as this piece has them) and every piece.
+  std::ostringstream text;
+  text << "<?xml version=\"1.0\"?>\n"
+       << "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n"
+       << "  <PImageData WholeExtent=\"" << extentText(NodeBox::of(whole))
+       << "\" GhostLevel=\"0\" Origin=\"0 0 0\" Spacing=\"1 1 1\" Direction=\"1 0 0 0 1 0 0 0 1\">\n";
+  vtkPointData* arrays = piece->GetPointData();
+  text << "    <PPointData";
+  if (arrays->GetScalars()) text << " Scalars=\"" << arrays->GetScalars()->GetName() << "\"";
+  if (arrays->GetVectors()) text << " Vectors=\"" << arrays->GetVectors()->GetName() << "\"";
+  text << ">\n";
+  for (int a = 0; a < arrays->GetNumberOfArrays(); ++a) {
+    vtkDataArray* array = arrays->GetArray(a);
+    if (!array) continue;
+    text << "      <PDataArray type=\"" << (array->GetDataType() == VTK_FLOAT ? "Float32" : "Float64") << "\" Name=\""
+         << array->GetName() << "\" NumberOfComponents=\"" << array->GetNumberOfComponents() << "\"/>\n";
+  }
+  text << "    </PPointData>\n";
+  for (std::size_t r = 0; r < boxes.size(); ++r)
+    text << "    <Piece Extent=\"" << extentText(boxes[r]) << "\" Source=\"" << pieceFile(static_cast<int>(r)) << "\"/>\n";
+  text << "  </PImageData>\n</VTKFile>\n";
+  writeFileAtomically(directory_ / stem, text.str());
+  series_.add(time, stem);
+  return directory_ / stem;
 }
 
 }  // namespace octoflow::adaptors

@@ -1,11 +1,13 @@
 #pragma once
-// Offline output of one series: <directory>/<name>_<step:08d>.vti for a uniform grid, .vtp for
-// polydata (surfaces, tracers) — VTK XML, appended raw binary, zlib-compressed — and
-// <directory>/<name>.pvd listing them with their times.
+// Offline output of one series: <directory>/<name>_<step:08d>.vti for a uniform grid (under MPI
+// .pvti and a folder of pieces), .vtp for polydata (surfaces, tracers) — VTK XML, appended raw
+// binary, zlib-compressed — and <directory>/<name>.pvd listing them with their times.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <vtkDataObject.h>
+#include <vtkImageData.h>
 
 #include "PvdSeries.hpp"
 #include "common/Extent.hpp"
@@ -18,6 +20,12 @@ public:
   // Writes one step (atomically: temporary name, then rename) and adds it to the .pvd. The data
   // is a vtkImageData or a vtkPolyData (anything else throws octoflow::Error).
   std::filesystem::path write(Index step, double time, vtkDataObject* data);
+  // A step cut into pieces, one a rank (MPI): each rank writes its piece (image data whose extent
+  // says where it sits in `whole`) as <name>_<step>/<name>_<step>_<rank>.vti; the rank given
+  // every rank's piece box in `boxes` (empty elsewhere) also writes <name>_<step>.pvti listing
+  // them, with the arrays of its own piece, and adds it to the .pvd.
+  std::filesystem::path writePiece(Index step, double time, vtkImageData* piece, int rank,
+                                   const std::vector<NodeBox>& boxes, const Extent& whole);
   // "<name>_<step:08d>.<extension>"
   static std::string fileName(const std::string& name, Index step, const char* extension);
   const std::filesystem::path& seriesPath() const { return series_.path(); }

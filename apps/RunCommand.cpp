@@ -99,11 +99,14 @@ T agreed(T value) {
 #if OCTOFLOW_HAVE_PARAVIEW
 // One step's fields as <case>_<step>.vti, with SI arrays beside the lattice ones when the case
 // gives units (the grid itself stays in lattice units). Runs on the writer thread.
+// With `boxes` (MPI) the fields are this rank's piece `box`, written as a piece of a .pvti (rank 0,
+// given every rank's box, writes the .pvti).
 void writeFieldsFile(const io::CaseDescription& description, adaptors::XmlSeriesWriter& writer, Index step,
-                     const float* density, const float* velocity) {
-  auto image = adaptors::makeImageData(description.lbm.extent, density, velocity);
+                     const NodeBox& box, const float* density, const float* velocity,
+                     const std::vector<NodeBox>* boxes, int rank) {
+  auto image = adaptors::makeImageData(box, density, velocity);
   const io::PhysicalUnits& units = description.units;
-  const std::size_t nodes = static_cast<std::size_t>(description.lbm.extent.cellCount());
+  const std::size_t nodes = static_cast<std::size_t>(box.cellCount());
   std::vector<float> velocitySi, pressureSi;
   if (units.given) {
     if (velocity) {
@@ -121,7 +124,10 @@ void writeFieldsFile(const io::CaseDescription& description, adaptors::XmlSeries
     adaptors::addFieldValue(image, "density_kg_m3", units.density);
     adaptors::addFieldValue(image, "time_s", step * units.timeStep());
   }
-  writer.write(step, static_cast<double>(step), image);
+  if (boxes)
+    writer.writePiece(step, static_cast<double>(step), image, rank, *boxes, description.lbm.extent);
+  else
+    writer.write(step, static_cast<double>(step), image);
 }
 #endif
 
@@ -162,6 +168,13 @@ int runCase(const RunOptions& options) {
   lbm::UniformSolver solver(description.lbm, backend);
 #endif
   insitu::FlowExtracts extracts(description, solver);
+#if OCTOFLOW_HAVE_MPI
+  // Over several ranks each hands its own piece of the grid to Catalyst and writes its own piece
+  // of each field file (.pvti); one rank (or a build without MPI) hands and writes the whole grid.
+  const bool pieces = solver.ranks() > 1;
+#else
+  const bool pieces = false;
+#endif
   const io::TracerRunSettings& tracerSettings = description.tracers;
   if (talk && (extracts.hasTracers() || extracts.hasSurface()))
     std::fprintf(stderr, "octoflow: %s%s%s made on %s\n", extracts.hasTracers() ? "tracers" : "",
@@ -172,12 +185,13 @@ int runCase(const RunOptions& options) {
 #if OCTOFLOW_HAVE_PARAVIEW
   // Scripts load before anything is written: a broken script leaves no output behind.
   std::unique_ptr<adaptors::CatalystAdaptor> catalyst;
-  if (root && !description.insitu.scripts.empty()) {
+  if ((root || pieces) && !description.insitu.scripts.empty()) {
     std::vector<std::string> channels = {adaptors::kGridChannel};
-    if (extracts.hasSurface()) channels.push_back(adaptors::kSurfaceChannel);
-    if (extracts.hasTracers()) channels.push_back(adaptors::kTracersChannel);
-    catalyst = std::make_unique<adaptors::CatalystAdaptor>(
-        description.insitu.scripts, (outputDirectory / "catalyst").string(), channels, description.insitu.continueOnError);
+    if (description.surface.enabled()) channels.push_back(adaptors::kSurfaceChannel);
+    if (tracerSettings.enabled()) channels.push_back(adaptors::kTracersChannel);
+    catalyst = std::make_unique<adaptors::CatalystAdaptor>(description.insitu.scripts,
+                                                           (outputDirectory / "catalyst").string(), channels,
+                                                           description.insitu.continueOnError, pieces);
   }
 #else
   if (talk) std::fprintf(stderr, "octoflow: this build has no ParaView/VTK: no .vti/.vtp files are written\n");
@@ -193,8 +207,8 @@ int runCase(const RunOptions& options) {
   // Files are written on a host thread (BackgroundWriter) from the host arrays of a step while
   // the solver goes on; the run waits for it before those arrays change.
   std::unique_ptr<adaptors::XmlSeriesWriter> fieldWriter, tracerWriter, surfaceWriter;
+  if (root || pieces) fieldWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name);
   if (root) {
-    fieldWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name);
     if (tracerSettings.enabled()) tracerWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, "tracers");
     if (description.surface.enabled())
       surfaceWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, "surface");
@@ -229,7 +243,7 @@ int runCase(const RunOptions& options) {
     bool velocity = fieldOutput && description.output.wants("velocity");
 #if OCTOFLOW_HAVE_PARAVIEW
     adaptors::CatalystAdaptor::FieldRequest request;
-    if (root && isMultiple(step, insituEvery)) request = catalyst->request(step, static_cast<double>(step));
+    if (catalyst && isMultiple(step, insituEvery)) request = catalyst->request(step, static_cast<double>(step));
     request = agreed(request);
     density = density || request.density;
     velocity = velocity || request.velocity;
@@ -239,28 +253,52 @@ int runCase(const RunOptions& options) {
     const insitu::Surface surface = surfaceNeeded ? extracts.surface() : insitu::Surface{};
     particles::TracerView tracers;
     if (root && tracersNeeded) tracers = extracts.tracers();
+    // The grid this rank hands over: the whole grid (rank 0) or its piece (every rank).
     const bool fieldsNeeded = density || velocity;
-    const lbm::HostFields* fields = fieldsNeeded ? &solver.fetchFields(density, velocity) : nullptr;
-    if (!root) return;
-    const float* densityValues = density ? fields->density.data() : nullptr;
-    const float* velocityValues = velocity ? fields->velocity.data() : nullptr;
-    if (fieldsNeeded)
-      checkFinite(step, density ? densityValues : velocityValues, (density ? 1 : 3) * solver.nodeCount());
+    NodeBox box = NodeBox::of(description.lbm.extent);
+    const float* densityValues = nullptr;
+    const float* velocityValues = nullptr;
+    if (fieldsNeeded) {
+#if OCTOFLOW_HAVE_MPI
+      if (pieces) {
+        const auto& piece = solver.pieceFields(density, velocity);
+        box = piece.box;
+        densityValues = density ? piece.density.data() : nullptr;
+        velocityValues = velocity ? piece.velocity.data() : nullptr;
+      }
+#endif
+      if (!pieces) {
+        const lbm::HostFields& fields = solver.fetchFields(density, velocity);
+        densityValues = density ? fields.density.data() : nullptr;
+        velocityValues = velocity ? fields.velocity.data() : nullptr;
+      }
+    }
+    if (!root && !pieces) return;
+    if (fieldsNeeded) checkFinite(step, density ? densityValues : velocityValues, (density ? 1 : 3) * box.cellCount());
     // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before
-    // any file of ours is written.
+    // any file of ours is written. Ranks other than 0 hand empty surfaces and tracers.
     if (request.any)
       catalyst->execute(step, static_cast<double>(step), description.lbm.extent,
                         {{adaptors::kDensityArray, request.density ? densityValues : nullptr, 1},
                          {adaptors::kVelocityArray, request.velocity ? velocityValues : nullptr, 3}},
                         request.surface && surfaceNeeded ? &surface : nullptr,
-                        request.tracers && tracersNeeded ? &tracers : nullptr);
+                        request.tracers && tracersNeeded ? &tracers : nullptr, pieces ? &box : nullptr);
     if (fieldOutput) {
       const float* writtenDensity = description.output.wants("density") ? densityValues : nullptr;
       const float* writtenVelocity = description.output.wants("velocity") ? velocityValues : nullptr;
-      background.post([&, step, writtenDensity, writtenVelocity] {
-        writeFieldsFile(description, *fieldWriter, step, writtenDensity, writtenVelocity);
+#if OCTOFLOW_HAVE_MPI
+      const std::vector<NodeBox> boxes = pieces && root ? solver.pieceBoxes() : std::vector<NodeBox>{};
+      const int rank = solver.rank();
+#else
+      const std::vector<NodeBox> boxes;
+      const int rank = 0;
+#endif
+      background.post([&, step, box, boxes, rank, writtenDensity, writtenVelocity] {
+        writeFieldsFile(description, *fieldWriter, step, box, writtenDensity, writtenVelocity,
+                        pieces ? &boxes : nullptr, rank);
       });
     }
+    if (!root) return;
     if (tracerOutput)
       background.post([&, step, tracers] {
         tracerWriter->write(step, static_cast<double>(step), adaptors::makeTracerPolyData(tracers));

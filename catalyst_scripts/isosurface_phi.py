@@ -4,8 +4,14 @@
 # <output directory>/catalyst/phi_<step>.png and the contour as phi_contour_<step>.pvtp (each
 # rank's piece under phi_contour_<step>/). To contour on the GPU instead and hand over only the
 # triangles, use surface_phi.py (channel "surface").
+import os
+import sys
+
 from paraview.simple import *
 from paraview import catalyst
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # octoflow_catalyst.py sits beside this script
+from octoflow_catalyst import grid_bounds
 
 GRID_CHANNEL = "grid"          # octoflow's channel name (adaptors/Channels.hpp)
 PHI_ARRAY = "phi"
@@ -36,7 +42,7 @@ outline_display.DiffuseColor = [0.2, 0.2, 0.2]
 outline_display.AmbientColor = [0.2, 0.2, 0.2]
 
 # An oblique view of the whole domain (its outline fixes the frame, whatever the surface does).
-bounds = grid.GetDataInformation().GetBounds()
+bounds = grid_bounds(grid)  # the whole grid, also under MPI (each rank holds a piece)
 center = [0.5 * (bounds[0] + bounds[1]), 0.5 * (bounds[2] + bounds[3]), 0.5 * (bounds[4] + bounds[5])]
 size = max(bounds[1] - bounds[0], bounds[3] - bounds[2], bounds[5] - bounds[4], 1.0)
 view.CameraFocalPoint = center

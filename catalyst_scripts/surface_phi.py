@@ -3,8 +3,14 @@
 # where the field lives (on the GPU) and hands over as triangles with normals: no grid field is
 # copied for it. Writes <output directory>/catalyst/surface_<step>.png and the surface as
 # surface_<step>.pvtp (each rank's piece under surface_<step>/).
+import os
+import sys
+
 from paraview.simple import *
 from paraview import catalyst
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # octoflow_catalyst.py sits beside this script
+from octoflow_catalyst import bounds_over_ranks
 
 SURFACE_CHANNEL = "surface"    # octoflow's channel name (adaptors/Channels.hpp)
 NORMALS_ARRAY = "Normals"
@@ -30,7 +36,7 @@ def frame_surface(time=None):
     # An oblique view of the surface's bounds, refreshed each step as the surface moves.
     if time is not None:
         surface.UpdatePipeline(time)
-    bounds = surface.GetDataInformation().GetBounds()
+    bounds = bounds_over_ranks(surface)  # the same camera on every rank
     if bounds[0] > bounds[1]:  # nothing extracted this step
         return
     center = [0.5 * (bounds[0] + bounds[1]), 0.5 * (bounds[2] + bounds[3]), 0.5 * (bounds[4] + bounds[5])]

@@ -4,8 +4,14 @@
 # Writes <output directory>/catalyst/tracers_<step>.png and the tracers as tracers_<step>.pvtp
 # (each rank's piece under tracers_<step>/), which ParaView's TemporalParticlesToPathlines turns
 # into pathlines (id array "id").
+import os
+import sys
+
 from paraview.simple import *
 from paraview import catalyst
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # octoflow_catalyst.py sits beside this script
+from octoflow_catalyst import grid_bounds, range_over_ranks
 
 GRID_CHANNEL = "grid"          # octoflow's channel names (adaptors/Channels.hpp)
 TRACERS_CHANNEL = "tracers"
@@ -15,7 +21,7 @@ AGE_ARRAY = "age"
 
 grid = TrivialProducer(registrationName=GRID_CHANNEL)
 tracers = TrivialProducer(registrationName=TRACERS_CHANNEL)
-bounds = grid.GetDataInformation().GetBounds()
+bounds = grid_bounds(grid)  # the whole grid, also under MPI (each rank holds a piece)
 center = [0.5 * (bounds[0] + bounds[1]), 0.5 * (bounds[2] + bounds[3]), 0.5 * (bounds[4] + bounds[5])]
 is_3d = bounds[5] > bounds[4]
 
@@ -38,8 +44,12 @@ except AttributeError:
 flow_display = Show(flow, view)
 flow_display.Representation = "Surface"
 ColorBy(flow_display, ("POINTS", VELOCITY_ARRAY, "Magnitude"))
-flow_lut = GetColorTransferFunction(VELOCITY_ARRAY)
+# Colour maps of their own: a map named after the array would be shared with other scripts
+# colouring by "velocity" in the same run.
+flow_lut = GetColorTransferFunction("tracers_flow_speed")
+flow_lut.VectorMode = "Magnitude"
 flow_lut.ApplyPreset("Grayscale", True)
+flow_display.LookupTable = flow_lut
 
 tracer_display = Show(tracers, view)
 tracer_display.Representation = "Points"
@@ -47,6 +57,7 @@ tracer_display.PointSize = 5.0
 tracer_display.RenderPointsAsSpheres = 1
 ColorBy(tracer_display, ("POINTS", VELOCITY_ARRAY, "Magnitude"))
 tracer_lut = GetColorTransferFunction("tracer_speed")
+tracer_lut.VectorMode = "Magnitude"
 tracer_lut.ApplyPreset("Turbo", True)
 tracer_display.LookupTable = tracer_lut
 tracer_display.SetScalarBarVisibility(view, True)
@@ -86,9 +97,9 @@ def RequestDataDescription(datadescription):
 
 
 def catalyst_execute(info):
-    flow_display.RescaleTransferFunctionToDataRange(False, True)
-    # The tracers have their own colour map (rescaling the display would rescale the flow's,
-    # which shares the array name): from their speeds at this step.
-    tracers.UpdatePipeline(info.time)
-    speeds = tracers.PointData[VELOCITY_ARRAY].GetRange(-1) if tracers.PointData.keys() else (0.0, 0.0)
-    tracer_lut.RescaleTransferFunction(speeds[0], max(speeds[1], speeds[0] + 1e-12))
+    # Each frame uses the full colour maps, the same ranges on every rank (their pieces make one
+    # image): the flow's speed, and the tracers' own.
+    for source, lut in ((grid, flow_lut), (tracers, tracer_lut)):
+        source.UpdatePipeline(info.time)
+        low, high = range_over_ranks(source, VELOCITY_ARRAY)
+        lut.RescaleTransferFunction(low, max(high, low + 1e-12))

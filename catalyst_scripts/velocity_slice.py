@@ -2,14 +2,20 @@
 # octoflow Catalyst script: velocity magnitude of channel "grid" as a PNG each time octoflow
 # runs the pipelines ([insitu] every = N steps). A 2D grid is shown whole; a 3D grid is cut
 # by the z = middle plane. PNGs land in <output directory>/catalyst/velocity_<step>.png.
+import os
+import sys
+
 from paraview.simple import *
 from paraview import catalyst
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # octoflow_catalyst.py sits beside this script
+from octoflow_catalyst import grid_bounds, range_over_ranks
 
 GRID_CHANNEL = "grid"          # octoflow's channel name (adaptors/Channels.hpp)
 VELOCITY_ARRAY = "velocity"
 
 grid = TrivialProducer(registrationName=GRID_CHANNEL)
-bounds = grid.GetDataInformation().GetBounds()
+bounds = grid_bounds(grid)  # the whole grid, also under MPI (each rank holds a piece)
 center = [0.5 * (bounds[0] + bounds[1]), 0.5 * (bounds[2] + bounds[3]), 0.5 * (bounds[4] + bounds[5])]
 is_3d = bounds[5] > bounds[4]
 
@@ -63,5 +69,8 @@ def RequestDataDescription(datadescription):
 
 
 def catalyst_execute(info):
-    # The flow speeds up (or decays): follow its range so each frame uses the full colour map.
-    display.RescaleTransferFunctionToDataRange(False, True)
+    # The flow speeds up (or decays): follow its range so each frame uses the full colour map
+    # (the same range on every rank: their pieces make one image).
+    grid.UpdatePipeline(info.time)
+    low, high = range_over_ranks(grid, VELOCITY_ARRAY)
+    lut.RescaleTransferFunction(low, max(high, low + 1e-12))

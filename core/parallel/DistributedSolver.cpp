@@ -437,6 +437,87 @@ const lbm::HostFields& DistributedSolver::fetchFields(bool wantDensity, bool wan
   return fields_;
 }
 
+namespace {
+// The box of a piece's nodes handed to ParaView: owned nodes plus the next piece's first layer
+// along every axis where one follows.
+NodeBox pieceBoxOf(const Piece& piece) {
+  NodeBox box;
+  Index size[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    box.lo[axis] = piece.lo[axis];
+    size[axis] = piece.owned(axis) + (piece.coords[axis] + 1 < piece.dims[axis] ? 1 : 0);
+  }
+  box.size = Extent{size[0], size[1], size[2]};
+  return box;
+}
+}  // namespace
+
+std::vector<NodeBox> DistributedSolver::pieceBoxes() const {
+  std::vector<NodeBox> boxes;
+  for (int r = 0; r < ranks_; ++r) boxes.push_back(pieceBoxOf(pieceOf(r)));
+  return boxes;
+}
+
+const DistributedSolver::PieceFields& DistributedSolver::pieceFields(bool wantDensity, bool wantVelocity) {
+  const lbm::HostFields& local = local_->fetchFields(wantDensity, wantVelocity);
+  const int perNode = (wantDensity ? 1 : 0) + (wantVelocity ? 3 : 0);
+  const NodeBox box = pieceBoxOf(piece_);
+  const Extent& size = box.size;
+  // Density and velocity side by side per node while layers travel.
+  std::vector<float> values(static_cast<std::size_t>(box.cellCount()) * perNode);
+  const Extent localExtent = piece_.localExtent();
+  for (Index k = 0; k < piece_.owned(2); ++k)
+    for (Index j = 0; j < piece_.owned(1); ++j)
+      for (Index i = 0; i < piece_.owned(0); ++i) {
+        const Index from = localExtent.linear(i + piece_.ownedBegin(0), j + piece_.ownedBegin(1), k + piece_.ownedBegin(2));
+        float* to = values.data() + size.linear(i, j, k) * perNode;
+        if (wantDensity) *to++ = local.density.data()[from];
+        if (wantVelocity) std::copy_n(local.velocity.data() + 3 * from, 3, to);
+      }
+  // Axis by axis, each piece's first layer goes to the piece below it, which keeps it as its
+  // last; a layer spans the axes already done in full (the relay fills edges and corners).
+  for (int axis = 0; axis < 3; ++axis) {
+    const bool sends = piece_.coords[axis] > 0, receives = piece_.coords[axis] + 1 < piece_.dims[axis];
+    if (!sends && !receives) continue;
+    Index range[3];
+    for (int other = 0; other < 3; ++other) range[other] = other < axis ? size.size(other) : piece_.owned(other);
+    range[axis] = 1;
+    const auto layerNodes = [&](Index at, auto&& visit) {
+      for (Index k = 0; k < range[2]; ++k)
+        for (Index j = 0; j < range[1]; ++j)
+          for (Index i = 0; i < range[0]; ++i) {
+            Index position[3] = {i, j, k};
+            position[axis] = at;
+            visit(values.data() + size.linear(position[0], position[1], position[2]) * perNode);
+          }
+    };
+    const std::size_t count = static_cast<std::size_t>(range[0] * range[1] * range[2]) * perNode;
+    std::vector<float> outgoing, incoming(receives ? count : 0);
+    if (sends) layerNodes(0, [&](const float* node) { outgoing.insert(outgoing.end(), node, node + perNode); });
+    MPI_Sendrecv(outgoing.data(), static_cast<int>(outgoing.size()), MPI_FLOAT, sends ? neighbour_[axis][0] : MPI_PROC_NULL,
+                 40 + axis, incoming.data(), static_cast<int>(incoming.size()), MPI_FLOAT,
+                 receives ? neighbour_[axis][1] : MPI_PROC_NULL, 40 + axis, communicator_, MPI_STATUS_IGNORE);
+    if (receives) {
+      const float* from = incoming.data();
+      layerNodes(size.size(axis) - 1, [&](float* node) {
+        std::copy_n(from, perNode, node);
+        from += perNode;
+      });
+    }
+  }
+  PieceFields& result = pieceFields_;
+  result.box = box;
+  const std::size_t nodes = static_cast<std::size_t>(box.cellCount());
+  result.density.assign(wantDensity ? nodes : 0, 0.0f);
+  result.velocity.assign(wantVelocity ? 3 * nodes : 0, 0.0f);
+  for (std::size_t n = 0; n < nodes; ++n) {
+    const float* node = values.data() + n * perNode;
+    if (wantDensity) result.density[n] = *node++;
+    if (wantVelocity) std::copy_n(node, 3, result.velocity.data() + 3 * n);
+  }
+  return result;
+}
+
 std::vector<float> DistributedSolver::populationsOnHost() {
   const int q = local_->populationCount();
   const std::vector<float> soa = local_->populationsOnHost();

@@ -56,6 +56,19 @@ public:
 
   // Collective. The whole grid's fields on rank 0 (other ranks get empty buffers).
   const lbm::HostFields& fetchFields(bool wantDensity, bool wantVelocity);
+  // Collective. This rank's piece of the fields as ParaView takes pieces of a uniform grid (one
+  // piece a rank, Catalyst channel "grid", .pvti files): the owned nodes and, on each axis where
+  // another piece follows (not across a periodic wrap), that piece's first layer of nodes, so
+  // neighbouring pieces share a layer and no cell is missing between them. Values node-major.
+  struct PieceFields {
+    NodeBox box;                  // whole-grid coordinates of the piece's nodes
+    std::vector<float> density;   // box nodes, or empty when not asked for
+    std::vector<float> velocity;  // 3 a node
+  };
+  const PieceFields& pieceFields(bool wantDensity, bool wantVelocity);
+  // Collective. Every rank's piece box (pieceFields().box), on every rank, in rank order.
+  std::vector<NodeBox> pieceBoxes() const;
+
   // Collective. The whole grid's populations on rank 0, laid out as one UniformSolver of the
   // whole grid would hold them (populationsOnHost); empty on other ranks.
   std::vector<float> populationsOnHost();
@@ -105,6 +118,7 @@ private:
   int parity_ = 0;  // of the step whose halos are being exchanged
   HaloTimes haloTimes_;
   lbm::HostFields fields_;
+  PieceFields pieceFields_;
 };
 
 }  // namespace octoflow::parallel

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -74,6 +75,28 @@ inline void pixelStatistics(const std::filesystem::path& png, double& nonBackgro
   for (const auto& [key, n] : histogram) mostCommon = std::max(mostCommon, n);
   nonBackgroundFraction = 1.0 - static_cast<double>(mostCommon) / count;
   colours = histogram.size();
+}
+
+// The share of pixels of two PNGs of one size whose colours differ by more than `levels` in any
+// channel (1 when the sizes differ).
+inline double differingPixels(const std::filesystem::path& a, const std::filesystem::path& b, int levels) {
+  vtkNew<vtkPNGReader> first, second;
+  first->SetFileName(a.c_str());
+  second->SetFileName(b.c_str());
+  first->Update();
+  second->Update();
+  vtkDataArray* p = first->GetOutput()->GetPointData()->GetScalars();
+  vtkDataArray* q = second->GetOutput()->GetPointData()->GetScalars();
+  if (!p || !q || p->GetNumberOfTuples() != q->GetNumberOfTuples() || p->GetNumberOfComponents() != q->GetNumberOfComponents())
+    return 1.0;
+  vtkIdType differing = 0;
+  for (vtkIdType pixel = 0; pixel < p->GetNumberOfTuples(); ++pixel)
+    for (int c = 0; c < std::min(p->GetNumberOfComponents(), 3); ++c)
+      if (std::abs(p->GetComponent(pixel, c) - q->GetComponent(pixel, c)) > levels) {
+        ++differing;
+        break;
+      }
+  return static_cast<double>(differing) / static_cast<double>(p->GetNumberOfTuples());
 }
 
 }  // namespace octoflow::testing

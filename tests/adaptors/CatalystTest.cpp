@@ -7,11 +7,21 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <unistd.h>
+
+#include <vtkDataArray.h>
+#include <vtkImageData.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPolyData.h>
+#include <vtkXMLImageDataReader.h>
+#include <vtkXMLPImageDataReader.h>
+#include <vtkXMLPPolyDataReader.h>
 
 #include "CatalystSupport.hpp"
 #include "TestSupport.hpp"
@@ -21,21 +31,22 @@ namespace fs = std::filesystem;
 namespace {
 
 using octoflow::testing::CommandResult;
+using octoflow::testing::differingPixels;
 using octoflow::testing::pixelStatistics;
 using octoflow::testing::VirtualDisplay;
 
-// The program under this process's virtual X server. A server that refuses the connection
+// The program under this process's virtual X server (`prefix`: environment settings and a
+// launcher such as mpirun, placed before the program). A server that refuses the connection
 // (seen under heavy load on a 2-core machine) is test equipment failing, not octoflow: the run
 // is repeated on a fresh server, at most twice, and the refusal is reported.
-CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory,
-                     const std::string& environment = "") {
+CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory, const std::string& prefix = "") {
   static std::vector<std::unique_ptr<VirtualDisplay>> displays;  // refused ones stay up: new numbers
   if (displays.empty()) displays.push_back(std::make_unique<VirtualDisplay>());
   CommandResult result;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::string& display = displays.back()->display();
     EXPECT_FALSE(display.empty()) << "no virtual X server could be started";
-    result = octoflow::testing::runCommand(environment + " DISPLAY=" + display + " '" + OCTOFLOW_CLI_PATH + "' " + arguments,
+    result = octoflow::testing::runCommand("DISPLAY=" + display + " " + prefix + " '" + OCTOFLOW_CLI_PATH + "' " + arguments,
                                            workingDirectory);
     if (result.output.find("bad X server connection") == std::string::npos) break;
     std::printf("virtual X server %s refused the connection; starting another\n", display.c_str());
@@ -261,3 +272,105 @@ scripts = ["live.py"]
       << logText();
   EXPECT_NE(logText().find("exit=0"), std::string::npos) << logText();
 }
+
+#if OCTOFLOW_HAVE_MPI
+// Two MPI ranks: every rank hands its piece of the grid to Catalyst and writes its piece of each
+// field file. The images are made once (composited from the pieces) and look as one rank's; the
+// .pvti series holds the same values as one rank's .vti; the surface extracted in situ has the
+// same points.
+TEST_F(Catalyst, TwoRanksHandPiecesAndMakeTheSameImagesAndFilesAsOne) {
+  const std::string scripts = std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/velocity_slice.py\", \"" +
+                              OCTOFLOW_SOURCE_DIR + "/catalyst_scripts/tracers.py\", \"" + OCTOFLOW_SOURCE_DIR +
+                              "/catalyst_scripts/surface_phi.py";
+  std::ofstream(directory_ / "case.toml") << R"([case]
+name = "sphere"
+steps = 60
+[lbm]
+lattice = "D3Q19"
+tau = 0.6
+[domain]
+size = [32, 16, 16]
+[[boundary]]
+faces = ["x-"]
+type = "velocity"
+velocity = [0.05, 0.0, 0.0]
+[[boundary]]
+faces = ["x+"]
+type = "outflow"
+[[obstacle]]
+shape = "sphere"
+center = [10.3, 7.6, 7.4]
+radius = 3.5
+[output]
+every = 30
+[tracers]
+[[tracers.source]]
+type = "plane"
+corner = [1.0, 1.0, 1.0]
+edge1 = [0.0, 14.0, 0.0]
+edge2 = [0.0, 0.0, 14.0]
+count = [8, 8]
+release_every = 10
+[surface]
+field = "speed"
+level = 0.04
+[insitu]
+every = 30
+scripts = [")" + scripts + R"("]
+)";
+  const CommandResult one = runCli("run case.toml --backend cpu --output one", directory_);
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  const CommandResult two =
+      runCli("run case.toml --backend cpu --output two", directory_,
+             std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '") + OCTOFLOW_MPIEXEC +
+                 "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x DISPLAY");
+  ASSERT_EQ(two.exitCode, 0) << two.output;
+  ASSERT_NE(two.output.find("2 MPI ranks, 2x1x1 pieces"), std::string::npos) << two.output;
+
+  // Images: one file a script and step, as one rank's (the composited pieces).
+  std::set<std::string> pngsOne, pngsTwo;
+  for (const auto& [folder, names] : {std::pair{directory_ / "one", &pngsOne}, std::pair{directory_ / "two", &pngsTwo}})
+    for (const auto& entry : fs::directory_iterator(folder / "catalyst"))
+      if (entry.path().extension() == ".png") names->insert(entry.path().filename().string());
+  EXPECT_EQ(pngsOne.size(), 9u);  // 3 scripts x steps 0, 30, 60
+  EXPECT_EQ(pngsOne, pngsTwo);
+  for (const std::string& png : pngsOne)
+    EXPECT_LT(differingPixels(directory_ / "one" / "catalyst" / png, directory_ / "two" / "catalyst" / png, 16), 0.002)
+        << png;
+
+  // Fields: each step's .pvti (two pieces sharing a layer) holds one rank's .vti exactly.
+  for (const char* step : {"00000000", "00000030", "00000060"}) {
+    vtkNew<vtkXMLImageDataReader> whole;
+    vtkNew<vtkXMLPImageDataReader> pieces;
+    whole->SetFileName((directory_ / "one" / (std::string("sphere_") + step + ".vti")).c_str());
+    pieces->SetFileName((directory_ / "two" / (std::string("sphere_") + step + ".pvti")).c_str());
+    whole->Update();
+    pieces->Update();
+    ASSERT_TRUE(fs::exists(directory_ / "two" / (std::string("sphere_") + step) / (std::string("sphere_") + step + "_1.vti")));
+    vtkImageData* a = whole->GetOutput();
+    vtkImageData* b = pieces->GetOutput();
+    ASSERT_EQ(a->GetNumberOfPoints(), 32 * 16 * 16);
+    ASSERT_EQ(b->GetNumberOfPoints(), a->GetNumberOfPoints()) << step;
+    for (const char* name : {"density", "velocity"}) {
+      vtkDataArray* x = a->GetPointData()->GetArray(name);
+      vtkDataArray* y = b->GetPointData()->GetArray(name);
+      ASSERT_TRUE(x && y) << name;
+      vtkIdType differing = 0;
+      for (vtkIdType n = 0; n < x->GetNumberOfTuples(); ++n)
+        for (int c = 0; c < x->GetNumberOfComponents(); ++c) differing += x->GetComponent(n, c) != y->GetComponent(n, c);
+      EXPECT_EQ(differing, 0) << name << " at step " << step;
+    }
+  }
+  // The surface handed on channel "surface" and written by surface_phi.py: the same points.
+  for (const char* step : {"00000030", "00000060"}) {
+    vtkNew<vtkXMLPPolyDataReader> a, b;
+    a->SetFileName((directory_ / "one" / "catalyst" / (std::string("surface_") + step + ".pvtp")).c_str());
+    b->SetFileName((directory_ / "two" / "catalyst" / (std::string("surface_") + step + ".pvtp")).c_str());
+    a->Update();
+    b->Update();
+    EXPECT_GT(a->GetOutput()->GetNumberOfPoints(), 100) << step;
+    EXPECT_EQ(a->GetOutput()->GetNumberOfPoints(), b->GetOutput()->GetNumberOfPoints()) << step;
+    EXPECT_EQ(a->GetOutput()->GetNumberOfCells(), b->GetOutput()->GetNumberOfCells()) << step;
+  }
+}
+#endif
