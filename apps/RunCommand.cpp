@@ -1,13 +1,14 @@
 #include "RunCommand.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <vector>
 
-#include "BackgroundWriter.hpp"
+#include "io/BackgroundWriter.hpp"
 #include "ForcesLog.hpp"
 #include "Progress.hpp"
 #include "common/Error.hpp"
@@ -217,13 +218,15 @@ int runCase(const RunOptions& options) {
 #else
   const Index insituEvery = 0;
 #endif
-  BackgroundWriter background;
+  io::BackgroundWriter background;
   const Index forcesEvery = description.forces.every;
   std::unique_ptr<ForcesLog> forces;
   if (root && forcesEvery > 0)
     forces = std::make_unique<ForcesLog>(outputDirectory / "forces.csv", description.forces, description.units,
                                          description.dimensions);
 
+  double catalystSeconds = 0.0;  // time in the pipelines (rank 0), and how many times they ran
+  Index catalystRuns = 0;
   // Offline series are written at multiples of their `every` and at the last step.
   const auto outputStep = [&](Index step, Index every, bool enabled) {
     return enabled && (isMultiple(step, every) || step == totalSteps);
@@ -277,12 +280,17 @@ int runCase(const RunOptions& options) {
     if (fieldsNeeded) checkFinite(step, density ? densityValues : velocityValues, (density ? 1 : 3) * box.cellCount());
     // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before
     // any file of ours is written. Ranks other than 0 hand empty surfaces and tracers.
+    const auto catalystStart = std::chrono::steady_clock::now();
     if (request.any)
       catalyst->execute(step, static_cast<double>(step), description.lbm.extent,
                         {{adaptors::kDensityArray, request.density ? densityValues : nullptr, 1},
                          {adaptors::kVelocityArray, request.velocity ? velocityValues : nullptr, 3}},
                         request.surface && surfaceNeeded ? &surface : nullptr,
                         request.tracers && tracersNeeded ? &tracers : nullptr, pieces ? &box : nullptr);
+    if (request.any) {
+      catalystSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - catalystStart).count();
+      ++catalystRuns;
+    }
     if (fieldOutput) {
       const float* writtenDensity = description.output.wants("density") ? densityValues : nullptr;
       const float* writtenVelocity = description.output.wants("velocity") ? velocityValues : nullptr;
@@ -357,6 +365,9 @@ int runCase(const RunOptions& options) {
     std::fprintf(stderr, "octoflow: tracers: %lld released, %lld not released (tracers.max_particles)\n",
                  static_cast<long long>(extracts.released()), static_cast<long long>(extracts.refused()));
 #if OCTOFLOW_HAVE_PARAVIEW
+  if (talk && catalystRuns > 0)
+    std::fprintf(stderr, "octoflow: in situ: the Catalyst pipelines ran %lld times, %.2f s in all (%.1f ms each)\n",
+                 static_cast<long long>(catalystRuns), catalystSeconds, 1e3 * catalystSeconds / catalystRuns);
   if (talk && writeFields) std::fprintf(stderr, "octoflow: wrote %s\n", fieldWriter->seriesPath().c_str());
   if (talk && tracerWriter) std::fprintf(stderr, "octoflow: wrote %s\n", tracerWriter->seriesPath().c_str());
   if (talk && surfaceWriter) std::fprintf(stderr, "octoflow: wrote %s\n", surfaceWriter->seriesPath().c_str());

@@ -1,9 +1,9 @@
-#include "BackgroundWriter.hpp"
+#include "io/BackgroundWriter.hpp"
 
 #include <cstdio>
 #include <stdexcept>
 
-namespace octoflow::app {
+namespace octoflow::io {
 
 BackgroundWriter::BackgroundWriter() : thread_([this] { work(); }) {}
 
@@ -67,4 +67,4 @@ void BackgroundWriter::work() {
   }
 }
 
-}  // namespace octoflow::app
+}  // namespace octoflow::io

@@ -1,6 +1,7 @@
 #pragma once
-// Output files written on a host thread while the solver goes on: the run hands over a job that
+// Output files written on a host thread while the solver goes on: a run hands over a job that
 // wraps its host arrays (no copy) and waits for the job only before those arrays change again.
+// Knows nothing of file formats: a job is any function.
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -8,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-namespace octoflow::app {
+namespace octoflow::io {
 
 class BackgroundWriter {
 public:
@@ -36,4 +37,4 @@ private:
   std::thread thread_;
 };
 
-}  // namespace octoflow::app
+}  // namespace octoflow::io
