@@ -165,44 +165,11 @@ TEST_F(Catalyst, OnErrorContinueDropsAFailingScriptAndStopEndsTheRun) {
 TEST_F(Catalyst, TheRunsTracersAndSurfaceReachTheShippedScripts) {
   const std::string scripts = std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/tracers.py\", \"" +
                               OCTOFLOW_SOURCE_DIR + "/catalyst_scripts/surface_phi.py";
-  std::ofstream(directory_ / "case.toml") << R"([case]
-name = "sphere"
-steps = 60
-[lbm]
-lattice = "D3Q19"
-tau = 0.6
-[domain]
-size = [32, 16, 16]
-periodic = [false, true, true]
-[[boundary]]
-faces = ["x-"]
-type = "velocity"
-velocity = [0.05, 0.0, 0.0]
-[[boundary]]
-faces = ["x+"]
-type = "outflow"
-[[obstacle]]
-shape = "sphere"
-center = [10.3, 7.6, 7.4]
-radius = 3.5
-[output]
-directory = "out"
-every = 60
-[tracers]
-[[tracers.source]]
-type = "plane"
-corner = [1.0, 1.0, 1.0]
-edge1 = [0.0, 14.0, 0.0]
-edge2 = [0.0, 0.0, 14.0]
-count = [8, 8]
-release_every = 10
-[surface]
-field = "speed"
-level = 0.04
-[insitu]
-every = 30
-scripts = [")" + scripts + R"("]
-)";
+  std::ofstream(directory_ / "case.toml") << octoflow::testing::sphereChannelCase("sphere", 60, 32)
+                                          << "[output]\ndirectory = \"out\"\nevery = 60\n"
+                                          << octoflow::testing::planeTracers(32, 8, 10)
+                                          << "[surface]\nfield = \"speed\"\nlevel = 0.04\n[insitu]\nevery = 30\n"
+                                          << "scripts = [\"" << scripts << "\"]\n";
   const CommandResult result = runCli("run case.toml --backend cpu", directory_);
   ASSERT_EQ(result.exitCode, 0) << result.output;
   const fs::path extracts = directory_ / "out" / "catalyst";
@@ -282,42 +249,10 @@ TEST_F(Catalyst, TwoRanksHandPiecesAndMakeTheSameImagesAndFilesAsOne) {
   const std::string scripts = std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/velocity_slice.py\", \"" +
                               OCTOFLOW_SOURCE_DIR + "/catalyst_scripts/tracers.py\", \"" + OCTOFLOW_SOURCE_DIR +
                               "/catalyst_scripts/surface_phi.py";
-  std::ofstream(directory_ / "case.toml") << R"([case]
-name = "sphere"
-steps = 60
-[lbm]
-lattice = "D3Q19"
-tau = 0.6
-[domain]
-size = [32, 16, 16]
-[[boundary]]
-faces = ["x-"]
-type = "velocity"
-velocity = [0.05, 0.0, 0.0]
-[[boundary]]
-faces = ["x+"]
-type = "outflow"
-[[obstacle]]
-shape = "sphere"
-center = [10.3, 7.6, 7.4]
-radius = 3.5
-[output]
-every = 30
-[tracers]
-[[tracers.source]]
-type = "plane"
-corner = [1.0, 1.0, 1.0]
-edge1 = [0.0, 14.0, 0.0]
-edge2 = [0.0, 0.0, 14.0]
-count = [8, 8]
-release_every = 10
-[surface]
-field = "speed"
-level = 0.04
-[insitu]
-every = 30
-scripts = [")" + scripts + R"("]
-)";
+  std::ofstream(directory_ / "case.toml") << octoflow::testing::sphereChannelCase("sphere", 60, 32)
+                                          << "[output]\nevery = 30\n" << octoflow::testing::planeTracers(32, 8, 10)
+                                          << "[surface]\nfield = \"speed\"\nlevel = 0.04\n[insitu]\nevery = 30\n"
+                                          << "scripts = [\"" << scripts << "\"]\n";
   const CommandResult one = runCli("run case.toml --backend cpu --output one", directory_);
   ASSERT_EQ(one.exitCode, 0) << one.output;
   const CommandResult two =

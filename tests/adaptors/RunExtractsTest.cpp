@@ -66,33 +66,9 @@ release_every = 20
 // The speed surface around a sphere in a channel, at every output step, against ParaView's
 // Contour of |velocity| on the .vti written at the same step.
 TEST_F(RunExtracts, SpeedSurfaceEqualsParaViewsContourOfTheWrittenField) {
-  std::ofstream(directory_ / "sphere.toml") << R"([case]
-name = "sphere"
-steps = 80
-[lbm]
-lattice = "D3Q19"
-tau = 0.6
-[domain]
-size = [32, 16, 16]
-periodic = [false, true, true]
-[[boundary]]
-faces = ["x-"]
-type = "velocity"
-velocity = [0.05, 0.0, 0.0]
-[[boundary]]
-faces = ["x+"]
-type = "outflow"
-[[obstacle]]
-shape = "sphere"
-center = [10.3, 7.6, 7.4]
-radius = 3.5
-[output]
-every = 40
-fields = ["velocity"]
-[surface]
-field = "speed"
-level = 0.04
-)";
+  std::ofstream(directory_ / "sphere.toml") << octoflow::testing::sphereChannelCase("sphere", 80, 32)
+                                            << "[output]\nevery = 40\nfields = [\"velocity\"]\n"
+                                            << "[surface]\nfield = \"speed\"\nlevel = 0.04\n";
   const CommandResult run = runCli("run sphere.toml --backend cpu --output out", directory_);
   ASSERT_EQ(run.exitCode, 0) << run.output;
   EXPECT_NE(run.output.find("wrote out/surface.pvd"), std::string::npos) << run.output;

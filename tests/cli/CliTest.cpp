@@ -239,41 +239,10 @@ to = [2.0, 22.0]
 count = 12
 release_every = 20
 )";
-  const std::string sphere = R"([case]
-name = "sphere"
-steps = 60
-[lbm]
-lattice = "D3Q19"
-tau = 0.6
-[domain]
-size = [24, 12, 12]
-periodic = [false, true, true]
-[[boundary]]
-faces = ["x-"]
-type = "velocity"
-velocity = [0.05, 0.0, 0.0]
-[[boundary]]
-faces = ["x+"]
-type = "outflow"
-[[obstacle]]
-shape = "sphere"
-center = [8.3, 5.6, 5.4]
-radius = 3.0
-[output]
-every = 30
-[tracers]
-integrator = "rk4"
-[[tracers.source]]
-type = "plane"
-corner = [1.0, 1.0, 1.0]
-edge1 = [0.0, 10.0, 0.0]
-edge2 = [0.0, 0.0, 10.0]
-count = [5, 5]
-release_every = 10
-[surface]
-field = "speed"
-level = 0.04
-)";
+  const std::string sphere =
+      octoflow::testing::sphereChannelCase("sphere", 60, 24) + "[output]\nevery = 30\n" +
+      replaced(octoflow::testing::planeTracers(24, 5, 10), "[tracers]\n", "[tracers]\nintegrator = \"rk4\"\n") +
+      "[surface]\nfield = \"speed\"\nlevel = 0.04\n";
   const auto contents = [](const fs::path& path) {
     std::ifstream file(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(file), {});

@@ -54,6 +54,32 @@ inline std::string replaced(std::string text, const std::string& from, const std
   return at == std::string::npos ? text : text.replace(at, from.size(), to);
 }
 
+// Case-file text of a sphere in a 3D channel, `length` x length/2 x length/2 nodes: a uniform
+// inlet of 0.05 at x-, an outflow at x+, periodic across (y, z); the sphere (radius 0.11 length)
+// a third of the way along, off the grid's symmetry. Tests append [output], [tracers], ...
+inline std::string sphereChannelCase(const std::string& name, int steps, int length) {
+  const double quarter = 0.25 * length;
+  char text[700];
+  std::snprintf(text, sizeof text,
+                "[case]\nname = \"%s\"\nsteps = %d\n[lbm]\nlattice = \"D3Q19\"\ntau = 0.6\n[domain]\n"
+                "size = [%d, %d, %d]\nperiodic = [false, true, true]\n[[boundary]]\nfaces = [\"x-\"]\n"
+                "type = \"velocity\"\nvelocity = [0.05, 0.0, 0.0]\n[[boundary]]\nfaces = [\"x+\"]\n"
+                "type = \"outflow\"\n[[obstacle]]\nshape = \"sphere\"\ncenter = [%.2f, %.2f, %.2f]\n"
+                "radius = %.2f\n",
+                name.c_str(), steps, length, length / 2, length / 2, 0.32 * length + 0.06, quarter - 0.4,
+                quarter - 0.6, 0.11 * length);
+  return text;
+}
+
+// A [tracers] table with one plane source across a sphereChannelCase channel, one node from its
+// inlet: n x n tracers every `releaseEvery` steps.
+inline std::string planeTracers(int length, int n, int releaseEvery) {
+  const int across = length / 2 - 2;
+  return "[tracers]\n[[tracers.source]]\ntype = \"plane\"\ncorner = [1.0, 1.0, 1.0]\nedge1 = [0.0, " +
+         std::to_string(across) + ".0, 0.0]\nedge2 = [0.0, 0.0, " + std::to_string(across) + ".0]\ncount = [" +
+         std::to_string(n) + ", " + std::to_string(n) + "]\nrelease_every = " + std::to_string(releaseEvery) + "\n";
+}
+
 // The numeric rows of a reference CSV in data/reference/ ('#' comment lines and the header
 // line skipped), one vector of columns per row.
 inline std::vector<std::vector<double>> readReferenceTable(const std::string& name) {

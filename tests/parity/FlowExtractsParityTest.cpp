@@ -15,40 +15,12 @@ using namespace octoflow;
 
 TEST(FlowExtractsParity, CudaRunMatchesTheCpuRun) {
   OCTO_SKIP_WITHOUT_GPU();
-  const io::CaseDescription d = io::parseCase(R"([case]
-name = "sphere"
-steps = 200
-[lbm]
-lattice = "D3Q19"
-tau = 0.6
-[domain]
-size = [48, 24, 24]
-periodic = [false, true, true]
-[[boundary]]
-faces = ["x-"]
-type = "velocity"
-velocity = [0.05, 0.0, 0.0]
-[[boundary]]
-faces = ["x+"]
-type = "outflow"
-[[obstacle]]
-shape = "sphere"
-center = [14.3, 11.6, 11.4]
-radius = 5.0
-[tracers]
-every = 2
-[[tracers.source]]
-type = "plane"
-corner = [1.0, 1.0, 1.0]
-edge1 = [0.0, 22.0, 0.0]
-edge2 = [0.0, 0.0, 22.0]
-count = [12, 12]
-release_every = 20
-[surface]
-field = "speed"
-level = 0.04
-)",
-                                              "sphere.toml");
+  using octoflow::testing::replaced;
+  const io::CaseDescription d = io::parseCase(
+      octoflow::testing::sphereChannelCase("sphere", 200, 48) +
+          replaced(octoflow::testing::planeTracers(48, 12, 20), "[tracers]\n", "[tracers]\nevery = 2\n") +
+          "[surface]\nfield = \"speed\"\nlevel = 0.04\n",
+      "sphere.toml");
   lbm::UniformSolver cpuSolver(d.lbm, exec::Backend::Cpu), cudaSolver(d.lbm, exec::Backend::Cuda);
   insitu::FlowExtracts cpu(d, cpuSolver), cuda(d, cudaSolver);
   ASSERT_TRUE(cuda.movesOnDevice());
