@@ -11,10 +11,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <string>
 
 #if OCTOFLOW_HAVE_MPI
+#include <mpi.h>
 #include <vtkMPI.h>
 #endif
 
@@ -60,7 +62,22 @@ struct CatalystAdaptor::Impl {
   std::vector<Script> scripts;
   std::vector<std::string> channels;
   bool continueOnError = false;
+  bool allRanks = false;  // MPI: every rank runs the pipelines on its piece
+  bool speaks = true;     // prints warnings: the one rank, or rank 0 of all
   bool firstExecution = true;
+
+  // Whether a script ran on every rank: ranks keep or drop a script together (one that failed on
+  // some ranks only would otherwise leave the others waiting in its collective steps).
+  bool succeededEverywhere(bool ok) const {
+#if OCTOFLOW_HAVE_MPI
+    if (allRanks) {
+      int flag = ok ? 1 : 0;
+      MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+      return flag != 0;
+    }
+#endif
+    return ok;
+  }
   vtkNew<vtkCPDataDescription> description;
 
   // A fresh description of this step holding every channel the run offers.
@@ -76,6 +93,14 @@ CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const 
     : impl_(std::make_unique<Impl>()) {
   impl_->channels = channels;
   impl_->continueOnError = continueOnError;
+  impl_->allRanks = allRanks;
+#if OCTOFLOW_HAVE_MPI
+  if (allRanks) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    impl_->speaks = rank == 0;
+  }
+#endif
   // Extracts (PNG, data) go where octoflow's output goes, whatever a script's own setting says.
   // ParaView reads this once per pipeline, at its first execution.
   const std::string absoluteExtracts = std::filesystem::absolute(extractsDirectory).lexically_normal().string();
@@ -106,7 +131,10 @@ CatalystAdaptor::CatalystAdaptor(const std::vector<std::string>& scripts, const 
 }
 
 CatalystAdaptor::~CatalystAdaptor() {
-  // Pipelines and processor go before MPI_Finalize (main's), or Open MPI aborts at exit.
+  // Pipelines and processor go before MPI_Finalize (main's), or Open MPI aborts at exit. A rank
+  // leaving on an error of its own skips it: finalising may wait for the other ranks, and this
+  // rank is on its way to MPI_Abort.
+  if (impl_->allRanks && std::uncaught_exceptions() > 0) return;
   impl_->processor->Finalize();
 }
 
@@ -181,6 +209,7 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
       ok = impl_->processor->CoProcess(description) != 0 && pythonErrorCount() == errorsBefore;
     }
     impl_->processor->RemoveAllPipelines();
+    ok = impl_->succeededEverywhere(ok);
     if (ok) {
       working.push_back(script);
       continue;
@@ -192,8 +221,11 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
       impl_->scripts.clear();  // nothing more runs (the processor is finalised as the adaptor ends)
       throw InputError(path, "", what + " (Python traceback above)");
     }
-    std::fprintf(stderr, "\noctoflow: warning: %s: %s (Python traceback above); [insitu] on_error = \"continue\": "
-                 "the run goes on without it\n", script.path.c_str(), what.c_str());
+    if (impl_->speaks)
+      std::fprintf(stderr,
+                   "\noctoflow: warning: %s: %s (Python traceback above); [insitu] on_error = \"continue\": "
+                   "the run goes on without it\n",
+                   script.path.c_str(), what.c_str());
   }
   impl_->scripts = working;
   for (const auto& script : impl_->scripts) impl_->processor->AddPipeline(script.pipeline);

@@ -101,9 +101,16 @@ std::filesystem::path XmlSeriesWriter::writePiece(Index step, double time, vtkIm
   for (std::size_t r = 0; r < boxes.size(); ++r)
     text << "    <Piece Extent=\"" << extentText(boxes[r]) << "\" Source=\"" << pieceFile(static_cast<int>(r)) << "\"/>\n";
   text << "  </PImageData>\n</VTKFile>\n";
-  writeFileAtomically(directory_ / stem, text.str());
-  series_.add(time, stem);
+  pendingSummaries_.push_back({time, stem, text.str()});
   return directory_ / stem;
+}
+
+void XmlSeriesWriter::publishPieces() {
+  for (const PendingSummary& summary : pendingSummaries_) {
+    writeFileAtomically(directory_ / summary.file, summary.text);
+    series_.add(summary.time, summary.file);
+  }
+  pendingSummaries_.clear();
 }
 
 }  // namespace octoflow::adaptors

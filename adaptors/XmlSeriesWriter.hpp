@@ -22,10 +22,12 @@ public:
   std::filesystem::path write(Index step, double time, vtkDataObject* data);
   // A step cut into pieces, one a rank (MPI): each rank writes its piece (image data whose extent
   // says where it sits in `whole`) as <name>_<step>/<name>_<step>_<rank>.vti; the rank given
-  // every rank's piece box in `boxes` (empty elsewhere) also writes <name>_<step>.pvti listing
-  // them, with the arrays of its own piece, and adds it to the .pvd.
+  // every rank's piece box in `boxes` (empty elsewhere) also prepares <name>_<step>.pvti listing
+  // them, with the arrays of its own piece, which publishPieces() writes and adds to the .pvd
+  // once every rank has written its piece (a reader never meets a .pvti whose pieces are missing).
   std::filesystem::path writePiece(Index step, double time, vtkImageData* piece, int rank,
                                    const std::vector<NodeBox>& boxes, const Extent& whole);
+  void publishPieces();
   // "<name>_<step:08d>.<extension>"
   static std::string fileName(const std::string& name, Index step, const char* extension);
   const std::filesystem::path& seriesPath() const { return series_.path(); }
@@ -34,6 +36,11 @@ private:
   std::filesystem::path directory_;
   std::string name_;
   PvdSeries series_;
+  struct PendingSummary {
+    double time;
+    std::string file, text;
+  };
+  std::vector<PendingSummary> pendingSummaries_;
 };
 
 }  // namespace octoflow::adaptors

@@ -232,9 +232,25 @@ int runCase(const RunOptions& options) {
   const auto outputStep = [&](Index step, Index every, bool enabled) {
     return enabled && (isMultiple(step, every) || step == totalSteps);
   };
+#if OCTOFLOW_HAVE_PARAVIEW
+  // Field files in pieces: rank 0 lists a step's pieces in its .pvti (and the .pvd) once every
+  // rank has written its own, i.e. after all have waited for their writers.
+  bool piecesPending = false;
+  const auto publishPieces = [&] {
+    if (!piecesPending) return;
+#if OCTOFLOW_HAVE_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    if (root) fieldWriter->publishPieces();
+    piecesPending = false;
+  };
+#endif
   // Everything that happens at a step boundary: offline files and in-situ pipelines.
   auto handleStep = [&](Index step) {
     background.wait();  // the host arrays it may still be writing change below
+#if OCTOFLOW_HAVE_PARAVIEW
+    publishPieces();
+#endif
     if (step > 0 && isMultiple(step, forcesEvery)) {
       const auto force = solver.obstacleForce();
       if (root) forces->write(step, force);
@@ -260,6 +276,9 @@ int runCase(const RunOptions& options) {
     // The grid this rank hands over: the whole grid (rank 0) or its piece (every rank).
     const bool fieldsNeeded = density || velocity;
     NodeBox box = NodeBox::of(description.lbm.extent);
+#if OCTOFLOW_HAVE_MPI
+    if (pieces) box = solver.pieceBoxes()[static_cast<std::size_t>(solver.rank())];
+#endif
     const float* densityValues = nullptr;
     const float* velocityValues = nullptr;
     if (fieldsNeeded) {
@@ -306,6 +325,7 @@ int runCase(const RunOptions& options) {
         writeFieldsFile(description, *fieldWriter, step, box, writtenDensity, writtenVelocity,
                         pieces ? &boxes : nullptr, rank);
       });
+      piecesPending = pieces;
     }
     if (!root) return;
     if (tracerOutput)
@@ -361,6 +381,9 @@ int runCase(const RunOptions& options) {
     chunk = std::max<Index>(1, static_cast<Index>(rate * kChunkSeconds));
   }
   background.wait();
+#if OCTOFLOW_HAVE_PARAVIEW
+  publishPieces();
+#endif
   progress.finish(solver.step());
   if (talk && extracts.hasTracers())
     std::fprintf(stderr, "octoflow: tracers: %lld released, %lld not released (tracers.max_particles)\n",

@@ -94,13 +94,13 @@ __global__ void emitTriangles(const float* field, Extent e, float level, const M
   }
 }
 
-// Buffers only grow, and by half again what is asked: a surface that grows a little at each
-// extraction (a flow changing between hand-offs) must not reallocate pinned memory each time
-// (several milliseconds for a surface of a million triangles).
+// Buffers only grow. Those sized by the surface grow by half again what is asked: a surface
+// that grows a little at each extraction (a flow changing between hand-offs) must not reallocate
+// pinned memory each time (several milliseconds for a surface of a million triangles).
 template <class T>
-void ensureCapacity(exec::Buffer<T>& buffer, exec::MemorySpace space, Index count) {
+void ensureCapacity(exec::Buffer<T>& buffer, exec::MemorySpace space, Index count, bool headroom = false) {
   if (static_cast<Index>(buffer.size()) < count)
-    buffer = exec::Buffer<T>(space, static_cast<std::size_t>(count + count / 2));
+    buffer = exec::Buffer<T>(space, static_cast<std::size_t>(headroom ? count + count / 2 : count));
 }
 
 class CudaIsosurfaceExtractor final : public IsosurfaceExtractor {
@@ -123,9 +123,9 @@ public:
     const RowOffsets totals = scanRows(hostCounts_.data(), hostCounts_.data() + rows, rows, hostFirsts_.data(),
                                        hostFirsts_.data() + rows);
     exec::copyBytes(rowFirsts_.data(), hostFirsts_.data(), 2 * rows * sizeof(std::int32_t));
-    ensureCapacity(points_, MemorySpace::Device, 3 * totals.vertexCount);
-    ensureCapacity(normals_, MemorySpace::Device, 3 * totals.vertexCount);
-    ensureCapacity(triangles_, MemorySpace::Device, 3 * totals.triangleCount);
+    ensureCapacity(points_, MemorySpace::Device, 3 * totals.vertexCount, true);
+    ensureCapacity(normals_, MemorySpace::Device, 3 * totals.vertexCount, true);
+    ensureCapacity(triangles_, MemorySpace::Device, 3 * totals.triangleCount, true);
     if (totals.vertexCount > 0) {
       emitVertices<<<blocks, threads>>>(field.values, e, field.geometry, level, rowCounts_.data(), rowFirsts_.data(),
                                         vertexFirst_.data(), points_.data(), normals_.data());
@@ -134,9 +134,9 @@ public:
                                          rowFirsts_.data() + rows, vertexFirst_.data(), triangles_.data());
       OCTO_CUDA_CHECK(cudaGetLastError());
     }
-    ensureCapacity(hostPoints_, MemorySpace::Pinned, 3 * totals.vertexCount);
-    ensureCapacity(hostNormals_, MemorySpace::Pinned, 3 * totals.vertexCount);
-    ensureCapacity(hostTriangles_, MemorySpace::Pinned, 3 * totals.triangleCount);
+    ensureCapacity(hostPoints_, MemorySpace::Pinned, 3 * totals.vertexCount, true);
+    ensureCapacity(hostNormals_, MemorySpace::Pinned, 3 * totals.vertexCount, true);
+    ensureCapacity(hostTriangles_, MemorySpace::Pinned, 3 * totals.triangleCount, true);
     OCTO_CUDA_CHECK(cudaDeviceSynchronize());
     const auto copyStart = std::chrono::steady_clock::now();
     exec::copyBytes(hostPoints_.data(), points_.data(), 3 * totals.vertexCount * sizeof(float));

@@ -519,24 +519,24 @@ Index outputEvery(const CaseReader& reader, const toml::table& table, const std:
   return value;
 }
 
-// Tracer counts: one positive integer, or `size` of them.
+// Tracer counts: one positive integer up to 2^20, or `size` of them.
 std::vector<int> tracerCounts(const CaseReader& reader, const toml::table& entry, const std::string& prefix,
                               std::size_t size) {
   const std::string key = prefix + ".count";
   const toml::node* node = entry.get("count");
-  std::vector<int> counts;
+  std::vector<Index> counts;
   if (!node) {
     if (size > 1) reader.fail(key, "missing (expected " + std::to_string(size) + " positive integers)");
     counts.push_back(1);
   } else if (size == 1) {
-    counts.push_back(static_cast<int>(reader.integer(*node, key)));
+    counts.push_back(reader.integer(*node, key));
   } else {
     for (const auto& element : reader.array(*node, key, size, size, "positive integers"))
-      counts.push_back(static_cast<int>(reader.integer(element, key)));
+      counts.push_back(reader.integer(element, key));
   }
-  for (int count : counts)
+  for (Index count : counts)
     if (count <= 0 || count > (1 << 20)) reader.fail(key, "expected positive integers up to 2^20, got " + std::to_string(count));
-  return counts;
+  return std::vector<int>(counts.begin(), counts.end());
 }
 
 void readTracersTable(const CaseReader& reader, CaseDescription& result) {
@@ -545,12 +545,14 @@ void readTracersTable(const CaseReader& reader, CaseDescription& result) {
   reader.checkKeys(*table, "tracers", {"source", "max_particles", "integrator", "substeps", "every", "output_every"});
   TracerRunSettings& tracers = result.tracers;
   tracers.particles.maxParticles = positiveInteger(reader, *table, "tracers", "max_particles", 100000);
-  if (tracers.particles.maxParticles > (Index{1} << 31) - 1)
-    reader.fail("tracers.max_particles", "expected at most 2^31 - 1");
+  // About 80 bytes of device memory a tracer are allocated up front.
+  if (tracers.particles.maxParticles > 100000000)
+    reader.fail("tracers.max_particles", "expected at most 100000000 (80 bytes of GPU memory each, allocated at the start)");
   tracers.particles.integrator =
       reader.choice(table, "tracers", "integrator", {"rk2", "rk4"}) == "rk4" ? particles::Integrator::Rk4 : particles::Integrator::Rk2;
-  tracers.particles.substeps = static_cast<int>(positiveInteger(reader, *table, "tracers", "substeps", 1));
-  if (tracers.particles.substeps > 64) reader.fail("tracers.substeps", "expected at most 64");
+  const Index substeps = positiveInteger(reader, *table, "tracers", "substeps", 1);
+  if (substeps > 64) reader.fail("tracers.substeps", "expected at most 64");
+  tracers.particles.substeps = static_cast<int>(substeps);
   tracers.every = positiveInteger(reader, *table, "tracers", "every", 1);
   if (tracers.every > 1000) reader.fail("tracers.every", "expected at most 1000 (the flow is held fixed over these steps)");
   tracers.outputEvery = outputEvery(reader, *table, "tracers", result);

@@ -66,7 +66,7 @@ public:
     std::vector<float> velocity;  // 3 a node
   };
   const PieceFields& pieceFields(bool wantDensity, bool wantVelocity);
-  // Collective. Every rank's piece box (pieceFields().box), on every rank, in rank order.
+  // Every rank's piece box (pieceFields().box), in rank order (computed alone: no communication).
   std::vector<NodeBox> pieceBoxes() const;
 
   // Collective. The whole grid's populations on rank 0, laid out as one UniformSolver of the

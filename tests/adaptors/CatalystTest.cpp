@@ -309,3 +309,31 @@ TEST_F(Catalyst, TwoRanksHandPiecesAndMakeTheSameImagesAndFilesAsOne) {
   }
 }
 #endif
+
+#if OCTOFLOW_HAVE_MPI
+// Under MPI a script may fail on some ranks only (a piece without the data it expects): the ranks
+// agree, and drop it together (on_error = "continue", rank 0 says so once) or all stop, so their
+// pipelines stay alike for the steps that need every rank (velocity_slice.py's compositing and
+// its colour range reduced over the ranks).
+TEST_F(Catalyst, AScriptFailingOnOneRankIsDroppedOnAll) {
+  const fs::path broken = directory_ / "fails_on_rank_1.py";
+  std::ofstream(broken) << "# script-version: 2\nfrom paraview.simple import *\n"
+                           "from paraview.modules.vtkRemotingCore import vtkProcessModule\n"
+                           "grid = TrivialProducer(registrationName=\"grid\")\n\n\ndef catalyst_execute(info):\n"
+                           "    rank = vtkProcessModule.GetProcessModule().GetGlobalController().GetLocalProcessId()\n"
+                           "    if info.timestep > 0 and rank == 1:\n        raise RuntimeError(\"fails on rank 1\")\n";
+  const std::string scripts =
+      std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/velocity_slice.py\", \"" + broken.string();
+  std::ofstream(directory_ / "case.toml") << cavityCase(false, scripts) << "on_error = \"continue\"\n";
+  const CommandResult result =
+      runCli("run case.toml --backend cpu", directory_,
+             std::string("timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '") +
+                 OCTOFLOW_MPIEXEC + "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x DISPLAY");
+  EXPECT_EQ(result.exitCode, 0) << result.output;  // 124: the ranks waited on each other
+  const std::string warning = "fails_on_rank_1.py: the Catalyst script failed at step 200";
+  const auto at = result.output.find(warning);
+  EXPECT_NE(at, std::string::npos) << "rank 0 knows of the failure on rank 1\n" << result.output;
+  EXPECT_EQ(result.output.find(warning, at + 1), std::string::npos) << "said once\n" << result.output;
+  EXPECT_TRUE(fs::exists(directory_ / "out" / "catalyst" / "velocity_00000400.png")) << result.output;
+}
+#endif

@@ -177,6 +177,9 @@ TEST(CaseFile, BadTracersAndSurfacesNameTheirKey) {
       {"max = [39, 19, 19]", "max = [20, 1, 19]", "tracers.source[3].max"},           // max < min
       {"integrator = \"rk4\"", "integrator = \"euler\"", "tracers.integrator"},
       {"substeps = 2", "substeps = 0", "tracers.substeps"},
+      {"substeps = 2", "substeps = 2147483648", "tracers.substeps"},                  // not narrowed to int
+      {"count = 16", "count = 4294967297", "tracers.source[1].count"},
+      {"max_particles = 5000", "max_particles = 1000000000", "tracers.max_particles"},
       {"max_particles = 5000", "max_particles = -1", "tracers.max_particles"},
       {"every = 2\n[[tracers", "every = 2\nspeed = 1\n[[tracers", "tracers.speed"},
       {"field = \"speed\"", "field = \"vorticity\"", "surface.field"},
