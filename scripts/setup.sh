@@ -23,7 +23,7 @@ if [ "$mode" = demo ]; then
   # Lid-driven cavity at Re = 100: VTK series in out/cavity2d/, Catalyst PNGs in out/cavity2d/catalyst/.
   # ParaView renders through X: xvfb-run gives it a virtual display.
   xvfb-run -a build/bin/octoflow run data/cases/cavity2d.toml
-  echo "demo: open out/cavity2d/cavity2d.pvd in ParaView; frames in out/cavity2d/catalyst/"
+  echo "demo: open out/cavity2d/cavity2d.pvd and out/cavity2d/tracers.pvd in ParaView; frames in out/cavity2d/catalyst/"
 else
   ctest --preset default -j "$(nproc)"
 fi
