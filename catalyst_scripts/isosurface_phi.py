@@ -11,7 +11,7 @@ from paraview.simple import *
 from paraview import catalyst
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # octoflow_catalyst.py sits beside this script
-from octoflow_catalyst import grid_bounds
+from octoflow_catalyst import grid_bounds, render_view
 
 GRID_CHANNEL = "grid"          # octoflow's channel name (adaptors/Channels.hpp)
 PHI_ARRAY = "phi"
@@ -24,14 +24,7 @@ contour.Isosurfaces = [LEVEL]
 contour.ComputeNormals = 1
 contour.ComputeScalars = 0
 
-view = CreateView("RenderView")
-view.ViewSize = [1024, 768]
-view.OrientationAxesVisibility = 0
-view.Background = [1.0, 1.0, 1.0]
-try:  # ParaView 5.11 keeps the background in a palette unless told otherwise
-    view.UseColorPaletteForBackground = 0
-except AttributeError:
-    pass
+view = render_view([1.0, 1.0, 1.0])
 
 surface_display = Show(contour, view)
 surface_display.Representation = "Surface"

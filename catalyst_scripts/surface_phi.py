@@ -10,21 +10,14 @@ from paraview.simple import *
 from paraview import catalyst
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # octoflow_catalyst.py sits beside this script
-from octoflow_catalyst import bounds_over_ranks
+from octoflow_catalyst import bounds_over_ranks, render_view
 
 SURFACE_CHANNEL = "surface"    # octoflow's channel name (adaptors/Channels.hpp)
 NORMALS_ARRAY = "Normals"
 
 surface = TrivialProducer(registrationName=SURFACE_CHANNEL)
 
-view = CreateView("RenderView")
-view.ViewSize = [1024, 768]
-view.OrientationAxesVisibility = 0
-view.Background = [1.0, 1.0, 1.0]
-try:  # ParaView 5.11 keeps the background in a palette unless told otherwise
-    view.UseColorPaletteForBackground = 0
-except AttributeError:
-    pass
+view = render_view([1.0, 1.0, 1.0])
 
 display = Show(surface, view)
 display.Representation = "Surface"

@@ -9,31 +9,15 @@ from paraview.simple import *
 from paraview import catalyst
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # octoflow_catalyst.py sits beside this script
-from octoflow_catalyst import grid_bounds, range_over_ranks
+from octoflow_catalyst import grid_bounds, look_down_z, middle_plane, range_over_ranks, render_view
 
 GRID_CHANNEL = "grid"          # octoflow's channel name (adaptors/Channels.hpp)
 VELOCITY_ARRAY = "velocity"
 
 grid = TrivialProducer(registrationName=GRID_CHANNEL)
 bounds = grid_bounds(grid)  # the whole grid, also under MPI (each rank holds a piece)
-center = [0.5 * (bounds[0] + bounds[1]), 0.5 * (bounds[2] + bounds[3]), 0.5 * (bounds[4] + bounds[5])]
-is_3d = bounds[5] > bounds[4]
-
-shown = grid
-if is_3d:
-    shown = Slice(registrationName="z_slice", Input=grid)
-    shown.SliceType = "Plane"
-    shown.SliceType.Origin = center
-    shown.SliceType.Normal = [0.0, 0.0, 1.0]
-
-view = CreateView("RenderView")
-view.ViewSize = [1024, 768]
-view.OrientationAxesVisibility = 0
-view.Background = [0.1, 0.1, 0.12]
-try:  # ParaView 5.11 keeps the background in a palette unless told otherwise
-    view.UseColorPaletteForBackground = 0
-except AttributeError:
-    pass
+shown = middle_plane(grid, bounds)
+view = render_view([0.1, 0.1, 0.12])
 
 display = Show(shown, view)
 display.Representation = "Surface"
@@ -45,14 +29,7 @@ bar = GetScalarBar(lut, view)
 bar.Title = "|velocity|"
 bar.ComponentTitle = "(lattice units)"
 
-# Look straight down z, the domain filling the frame (parallel projection, 5 % margin).
-width, height = max(bounds[1] - bounds[0], 1.0), max(bounds[3] - bounds[2], 1.0)
-view.InteractionMode = "2D"
-view.CameraParallelProjection = 1
-view.CameraFocalPoint = center
-view.CameraPosition = [center[0], center[1], center[2] + 4.0 * max(width, height)]
-view.CameraViewUp = [0.0, 1.0, 0.0]
-view.CameraParallelScale = 0.525 * max(height, width * view.ViewSize[1] / view.ViewSize[0])
+look_down_z(view, bounds)
 
 png = CreateExtractor("PNG", view, registrationName="velocity_png")
 png.Writer.FileName = "velocity_{timestep:08d}.png"
