@@ -271,6 +271,7 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
     engine_->synchronize();
   }
   step_ = 0;
+  fieldsStep_ = -1;  // the working fields no longer describe the state
 }
 
 void UniformSolver::advance(Index steps) {
@@ -332,13 +333,21 @@ UniformSolver::WorkingFields UniformSolver::workingFields(bool wantDensity, bool
       backend_ == exec::Backend::Cpu ? exec::stagingSpace(backend_) : exec::MemorySpace::Device;
   if (wantDensity && density.size() != n) density = exec::Buffer<float>(space, n);
   if (wantVelocity && velocity.size() != 3 * n) velocity = exec::Buffer<float>(space, 3 * n);
-  float* densityOut = wantDensity ? density.data() : nullptr;
-  float* velocityOut = wantVelocity ? velocity.data() : nullptr;
-  engine_->macroscopic(populations_.data(), oddStep(), boundaryMoments(step_), densityOut, velocityOut);
+  // A field already computed for this state is not computed again (a surface, the files and the
+  // tracers of one step may all ask for the velocity).
+  if (fieldsStep_ != step_) densityFresh_ = velocityFresh_ = false;
+  const bool computeDensity = wantDensity && !densityFresh_, computeVelocity = wantVelocity && !velocityFresh_;
+  if (computeDensity || computeVelocity) {
+    engine_->macroscopic(populations_.data(), oddStep(), boundaryMoments(step_),
+                         computeDensity ? density.data() : nullptr, computeVelocity ? velocity.data() : nullptr);
+    engine_->synchronize();
+    fieldsStep_ = step_;
+    densityFresh_ = densityFresh_ || computeDensity;
+    velocityFresh_ = velocityFresh_ || computeVelocity;
+  }
   WorkingFields fields;
-  fields.density = densityOut;
-  fields.velocity = velocityOut;
-  engine_->synchronize();
+  fields.density = wantDensity ? density.data() : nullptr;
+  fields.velocity = wantVelocity ? velocity.data() : nullptr;
   return fields;
 }
 

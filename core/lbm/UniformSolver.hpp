@@ -216,6 +216,8 @@ private:
   bool recordingTimeline_ = false;
   std::vector<TimelineMark> timeline_;
   Index step_ = 0;
+  Index fieldsStep_ = -1;  // the state the working fields were computed for (-1: none)
+  bool densityFresh_ = false, velocityFresh_ = false;
 };
 
 // The fluid nodes next to obstacle nodes and their links into the obstacles.
