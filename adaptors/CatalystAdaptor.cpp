@@ -138,7 +138,8 @@ CatalystAdaptor::~CatalystAdaptor() {
   impl_->processor->Finalize();
 }
 
-CatalystAdaptor::FieldRequest CatalystAdaptor::request(Index step, double time) {
+CatalystAdaptor::FieldRequest CatalystAdaptor::request(Index step, double time,
+                                                      const std::vector<std::string>& offeredGridFields) {
   vtkCPDataDescription* description = impl_->description;
   description->ResetAll();
   impl_->describe(description, step, time);
@@ -146,8 +147,8 @@ CatalystAdaptor::FieldRequest CatalystAdaptor::request(Index step, double time) 
   if (!impl_->processor->RequestDataDescription(description)) return request;
   if (vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel)) {
     request.any = grid->GetIfGridIsNecessary();
-    request.density = grid->IsFieldNeeded(kDensityArray, vtkDataObject::POINT);
-    request.velocity = grid->IsFieldNeeded(kVelocityArray, vtkDataObject::POINT);
+    for (std::size_t n = 0; n < offeredGridFields.size() && n < 64; ++n)
+      if (grid->IsFieldNeeded(offeredGridFields[n].c_str(), vtkDataObject::POINT)) request.gridFields |= std::uint64_t{1} << n;
   }
   if (vtkCPInputDataDescription* surface = description->GetInputDescriptionByName(kSurfaceChannel)) {
     request.surface = surface->GetIfGridIsNecessary();
@@ -168,16 +169,7 @@ bool CatalystAdaptor::gridFieldNeeded(const char* name) const {
 void CatalystAdaptor::execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
                               const insitu::Surface* surface, const particles::TracerView* tracers,
                               const NodeBox* piece) {
-  const auto valuesOf = [&](const char* name) -> const float* {
-    for (const GridArray& array : arrays)
-      if (std::string(array.name) == name) return array.values;
-    return nullptr;
-  };
-  vtkSmartPointer<vtkImageData> image =
-      makeImageData(piece ? *piece : NodeBox::of(extent), valuesOf(kDensityArray), valuesOf(kVelocityArray));
-  for (const GridArray& array : arrays)
-    if (std::string(array.name) != kDensityArray && std::string(array.name) != kVelocityArray)
-      addPointArray(image, array.name, array.values, array.components);
+  vtkSmartPointer<vtkImageData> image = makeImageData(piece ? *piece : NodeBox::of(extent), arrays);
   vtkSmartPointer<vtkPolyData> polyData = surface ? makeSurfacePolyData(*surface) : nullptr;
   vtkSmartPointer<vtkPolyData> particles = tracers ? makeTracerPolyData(*tracers) : nullptr;
   auto bind = [&](vtkCPDataDescription* description) {

@@ -3,11 +3,13 @@
 // host arrays wrapped without copying, only the fields the loaded scripts ask for), channel
 // "surface" (an extracted isosurface) and channel "tracers" (particles), their host arrays
 // wrapped too; names in Channels.hpp.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/Extent.hpp"
+#include "ImageDataBuilder.hpp"
 #include "insitu/Isosurface.hpp"
 #include "particles/TracerSet.hpp"
 
@@ -30,23 +32,21 @@ public:
   CatalystAdaptor(const CatalystAdaptor&) = delete;
   CatalystAdaptor& operator=(const CatalystAdaptor&) = delete;
 
+  // Plain data (ranks broadcast it): the grid fields asked for are bits of the list offered.
   struct FieldRequest {
-    bool any = false;      // some pipeline runs on this step
-    bool density = false;  // grid fields asked for
-    bool velocity = false;
-    bool surface = false;  // channel "surface" asked for
-    bool tracers = false;  // channel "tracers" asked for
+    bool any = false;             // some pipeline runs on this step
+    std::uint64_t gridFields = 0;  // bit n: the n-th offered grid field is asked for
+    bool surface = false;         // channel "surface" asked for
+    bool tracers = false;         // channel "tracers" asked for
+    bool wants(std::size_t field) const { return field < 64 && ((gridFields >> field) & 1u) != 0; }
   };
-  // Asks the pipelines whether they run on this step and what they need.
-  FieldRequest request(Index step, double time);
+  // Asks the pipelines whether they run on this step and which of the grid fields offered (at most
+  // 64) and other channels they need.
+  FieldRequest request(Index step, double time, const std::vector<std::string>& offeredGridFields);
   // After request(): whether a pipeline asked for the grid's point array `name` on this step.
   bool gridFieldNeeded(const char* name) const;
 
-  struct GridArray {
-    const char* name;
-    const float* values;  // nodeCount * components floats, host memory; null: left out
-    int components;
-  };
+  using GridArray = PointArray;
   // Hands the channels to the pipelines (after request() said some run): the grid of `extent`
   // with the arrays given, `surface` and `tracers` when the run has them (they must outlive the
   // call only). With `piece`, the grid handed is that box of `extent` (this rank's piece, the

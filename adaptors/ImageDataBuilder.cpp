@@ -32,6 +32,10 @@ vtkSmartPointer<vtkImageData> makeImageData(const Extent& extent, const float* d
 }
 
 vtkSmartPointer<vtkImageData> makeImageData(const NodeBox& box, const float* density, const float* velocity) {
+  return makeImageData(box, {{kDensityArray, density, 1}, {kVelocityArray, velocity, 3}});
+}
+
+vtkSmartPointer<vtkImageData> makeImageData(const NodeBox& box, const std::vector<PointArray>& arrays) {
   auto image = vtkSmartPointer<vtkImageData>::New();
   image->SetOrigin(0.0, 0.0, 0.0);
   image->SetSpacing(1.0, 1.0, 1.0);
@@ -41,10 +45,15 @@ vtkSmartPointer<vtkImageData> makeImageData(const NodeBox& box, const float* den
     extent[2 * axis + 1] = static_cast<int>(box.lo[axis] + box.size.size(axis) - 1);
   }
   image->SetExtent(extent);
-  addPointArray(image, kDensityArray, density, 1);
-  addPointArray(image, kVelocityArray, velocity, 3);
-  if (velocity) image->GetPointData()->SetActiveVectors(kVelocityArray);
-  if (density) image->GetPointData()->SetActiveScalars(kDensityArray);
+  bool scalars = false, vectors = false;
+  for (const PointArray& array : arrays) {
+    if (!array.values) continue;
+    addPointArray(image, array.name.c_str(), array.values, array.components);
+    if (array.components == 1 && !scalars) image->GetPointData()->SetActiveScalars(array.name.c_str());
+    if (array.components == 3 && !vectors) image->GetPointData()->SetActiveVectors(array.name.c_str());
+    scalars = scalars || array.components == 1;
+    vectors = vectors || array.components == 3;
+  }
   return image;
 }
 

@@ -3,9 +3,25 @@
 #include <vtkImageData.h>
 #include <vtkSmartPointer.h>
 
+#include <string>
+#include <vector>
+
 #include "common/Extent.hpp"
 
 namespace octoflow::adaptors {
+
+// A host array of a grid's nodes: nodeCount * components floats (null: left out).
+struct PointArray {
+  std::string name;
+  const float* values = nullptr;
+  int components = 1;
+};
+
+// The nodes of `box` (whole-grid coordinates; the image's extent says where they sit) with the
+// arrays wrapped, not copied: they must outlive the image. Origin 0, spacing 1 (node (i,j,k) sits
+// at (i,j,k)). The first scalar array is the active scalars, the first 3-component one the active
+// vectors.
+vtkSmartPointer<vtkImageData> makeImageData(const NodeBox& box, const std::vector<PointArray>& arrays);
 
 // Origin 0, spacing 1 (lattice units; node (i,j,k) sits at (i,j,k)); nz = 1 for 2D. The arrays
 // are wrapped, not copied: they must outlive the image (null arrays are left out). density has

@@ -8,13 +8,13 @@
 #include <memory>
 #include <vector>
 
-#include "io/BackgroundWriter.hpp"
-#include "ForcesLog.hpp"
+#include "DiagnosticsLog.hpp"
 #include "Progress.hpp"
 #include "common/Error.hpp"
 #include "insitu/FlowExtracts.hpp"
+#include "io/BackgroundWriter.hpp"
 #include "io/CaseFile.hpp"
-#include "lbm/UniformSolver.hpp"
+#include "sim/Simulation.hpp"
 
 #if OCTOFLOW_HAVE_MPI
 #include <mpi.h>
@@ -71,20 +71,14 @@ void checkFinite(Index step, const float* values, Index count) {
                   " (non-finite values): lower the velocities, raise tau (or use collision = \"trt\"), or refine the grid");
 }
 
-void printSummary(const io::CaseDescription& d, exec::Backend backend) {
-  const auto& e = d.lbm.extent;
-  const long long solidNodes = std::count(d.lbm.solid.begin(), d.lbm.solid.end(), std::uint8_t{1});
-  std::fprintf(stderr,
-               "octoflow: case '%s' (%s), %s %s %s, %lldx%lldx%lld (%lld obstacle nodes), tau %.4g (nu %.4g), "
-               "%lld steps on %s\n",
-               d.name.c_str(), d.sourcePath.c_str(), lbm::latticeName(d.lbm.lattice), lbm::collisionName(d.lbm.collision),
-               lbm::storageName(d.lbm.storage), static_cast<long long>(e.nx), static_cast<long long>(e.ny),
-               static_cast<long long>(e.nz), solidNodes, d.lbm.tau, lbm::viscosityFromTau(d.lbm.tau),
-               static_cast<long long>(d.steps), exec::backendName(backend));
-  if (d.units.given)
-    std::fprintf(stderr, "octoflow: units: dx %.4g m, dt %.4g s, lattice velocity 1 = %.4g m/s, %lld steps = %.4g s\n",
-                 d.units.length, d.units.timeStep(), d.units.velocity, static_cast<long long>(d.steps),
-                 d.steps * d.units.timeStep());
+std::string gridSize(const Extent& e) {
+  return std::to_string(e.nx) + "x" + std::to_string(e.ny) + "x" + std::to_string(e.nz);
+}
+
+void printSummary(const io::CaseDescription& d, const sim::Simulation& simulation) {
+  std::fprintf(stderr, "octoflow: case '%s' (%s), solver %s, %s nodes: %s; %lld steps on %s\n", d.name.c_str(),
+               d.sourcePath.c_str(), d.solver.c_str(), gridSize(d.extent).c_str(), simulation.describe().c_str(),
+               static_cast<long long>(d.steps), exec::backendName(simulation.backend()));
 }
 
 // Under MPI every rank takes the decisions rank 0 takes (what to fetch, how far to step), so the
@@ -98,90 +92,68 @@ T agreed(T value) {
 }
 
 #if OCTOFLOW_HAVE_PARAVIEW
-// One step's fields as <case>_<step>.vti, with SI arrays beside the lattice ones when the case
-// gives units (the grid itself stays in lattice units). Runs on the writer thread.
-// With `boxes` (MPI) the fields are this rank's piece `box`, written as a piece of a .pvti (rank 0,
-// given every rank's box, writes the .pvti).
-void writeFieldsFile(const io::CaseDescription& description, adaptors::XmlSeriesWriter& writer, Index step,
-                     const NodeBox& box, const float* density, const float* velocity,
+// One step's fields as <case>_<step>.vti, with the solver's physical arrays and metadata beside
+// the lattice ones (the grid itself stays in lattice units). Runs on the writer thread. With
+// `boxes` (MPI) the fields are this rank's piece, written as a piece of a .pvti (rank 0, given
+// every rank's box, writes the .pvti).
+void writeFieldsFile(const io::CaseDescription& description, const sim::Simulation& simulation,
+                     adaptors::XmlSeriesWriter& writer, Index step, const sim::FieldSet& fields,
                      const std::vector<NodeBox>* boxes, int rank) {
-  auto image = adaptors::makeImageData(box, density, velocity);
-  const io::PhysicalUnits& units = description.units;
-  const std::size_t nodes = static_cast<std::size_t>(box.cellCount());
-  std::vector<float> velocitySi, pressureSi;
-  if (units.given) {
-    if (velocity) {
-      velocitySi.resize(3 * nodes);
-      for (std::size_t i = 0; i < velocitySi.size(); ++i) velocitySi[i] = static_cast<float>(units.toSiVelocity(velocity[i]));
-      adaptors::addPointArray(image, "velocity_si", velocitySi.data(), 3);
-    }
-    if (density) {
-      pressureSi.resize(nodes);
-      for (std::size_t i = 0; i < nodes; ++i) pressureSi[i] = static_cast<float>(units.toSiPressure(density[i]));
-      adaptors::addPointArray(image, "pressure_si", pressureSi.data(), 1);
-    }
-    adaptors::addFieldValue(image, "dx_m", units.length);
-    adaptors::addFieldValue(image, "dt_s", units.timeStep());
-    adaptors::addFieldValue(image, "density_kg_m3", units.density);
-    adaptors::addFieldValue(image, "time_s", step * units.timeStep());
-  }
+  std::vector<adaptors::PointArray> arrays;
+  for (const auto& array : fields.arrays) arrays.push_back({array.name, array.values, array.components});
+  const std::vector<sim::DerivedArray> physical = simulation.physicalArrays(fields);
+  for (const auto& array : physical) arrays.push_back({array.name, array.values.data(), array.components});
+  auto image = adaptors::makeImageData(fields.box, arrays);
+  for (const auto& [name, value] : simulation.fileMetadata(step)) adaptors::addFieldValue(image, name.c_str(), value);
+  const double time = simulation.timeOf(step);
   if (boxes)
-    writer.writePiece(step, static_cast<double>(step), image, rank, *boxes, description.lbm.extent);
+    writer.writePiece(step, time, image, rank, *boxes, description.extent);
   else
-    writer.write(step, static_cast<double>(step), image);
+    writer.write(step, time, image);
 }
 #endif
+
+// The fields of `all` a step needs: those in `asked`, in the solver's order.
+std::vector<std::string> selected(const std::vector<std::string>& all, const std::vector<bool>& asked) {
+  std::vector<std::string> names;
+  for (std::size_t n = 0; n < all.size(); ++n)
+    if (asked[n]) names.push_back(all[n]);
+  return names;
+}
 
 }  // namespace
 
 int validateCase(const std::string& casePath) {
   const io::CaseDescription d = io::loadCase(casePath);
-  const auto& e = d.lbm.extent;
-  std::printf("%s: valid. case '%s', %s, %lldx%lldx%lld nodes, tau %.4g, %lld steps, output %s every %lld, %zu Catalyst script(s)\n",
-              casePath.c_str(), d.name.c_str(), lbm::latticeName(d.lbm.lattice), static_cast<long long>(e.nx),
-              static_cast<long long>(e.ny), static_cast<long long>(e.nz), d.lbm.tau, static_cast<long long>(d.steps),
-              d.output.directory.c_str(), static_cast<long long>(d.output.every), d.insitu.scripts.size());
+  std::printf("%s: valid. case '%s', solver %s: %s, %s nodes, %lld steps, output %s every %lld, %zu Catalyst script(s)\n",
+              casePath.c_str(), d.name.c_str(), d.solver.c_str(), d.solverCase->describe().c_str(),
+              gridSize(d.extent).c_str(), static_cast<long long>(d.steps), d.output.directory.c_str(),
+              static_cast<long long>(d.output.every), d.insitu.scripts.size());
   return 0;
 }
 
 int runCase(const RunOptions& options) {
   const io::CaseDescription description = loadWithOverrides(options);
   const exec::Backend backend = exec::resolveBackend(options.backend);
-#if OCTOFLOW_HAVE_MPI
   // Every rank runs its piece of the grid (one rank: the whole grid); rank 0 writes and renders.
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const bool root = rank == 0;
-#else
-  const bool root = true;
-#endif
+  std::unique_ptr<sim::Simulation> simulation =
+      description.solverCase->create(description, sim::CreateOptions{backend, OCTOFLOW_HAVE_MPI != 0});
+  const bool root = simulation->rank() == 0;
   const bool talk = root && !options.quiet;
-  if (talk) printSummary(description, backend);
+  if (talk) printSummary(description, *simulation);
 
   const std::filesystem::path outputDirectory = description.output.directory;
-#if OCTOFLOW_HAVE_MPI
-  parallel::DistributedSolver solver(MPI_COMM_WORLD, description.lbm, backend);
-  if (talk && solver.ranks() > 1) {
-    const auto& dims = solver.piece().dims;
-    std::fprintf(stderr, "octoflow: %d MPI ranks, %dx%dx%d pieces\n", solver.ranks(), dims[0], dims[1], dims[2]);
-  }
-#else
-  lbm::UniformSolver solver(description.lbm, backend);
-#endif
-  insitu::FlowExtracts extracts(description, solver);
-#if OCTOFLOW_HAVE_MPI
+  insitu::FlowExtracts extracts(description, *simulation);
   // Over several ranks each hands its own piece of the grid to Catalyst and writes its own piece
-  // of each field file (.pvti); one rank (or a build without MPI) hands and writes the whole grid.
-  const bool pieces = solver.ranks() > 1;
-#else
-  const bool pieces = false;
-#endif
+  // of each field file (.pvti); one rank hands and writes the whole grid.
+  const bool pieces = simulation->ranks() > 1;
   const io::TracerRunSettings& tracerSettings = description.tracers;
   if (talk && (extracts.hasTracers() || extracts.hasSurface()))
     std::fprintf(stderr, "octoflow: %s%s%s made on %s\n", extracts.hasTracers() ? "tracers" : "",
                  extracts.hasTracers() && extracts.hasSurface() ? " and " : "",
                  extracts.hasSurface() ? ("the " + description.surface.field + " surface").c_str() : "",
                  extracts.backend() == backend ? exec::backendName(backend) : "the host of rank 0");
+  const std::vector<std::string> fieldNames = sim::fieldNames(simulation->fields());
 
 #if OCTOFLOW_HAVE_PARAVIEW
   // Scripts load before anything is written: a broken script leaves no output behind.
@@ -219,11 +191,11 @@ int runCase(const RunOptions& options) {
   const Index insituEvery = 0;
 #endif
   io::BackgroundWriter background;
-  const Index forcesEvery = description.forces.every;
-  std::unique_ptr<ForcesLog> forces;
-  if (root && forcesEvery > 0)
-    forces = std::make_unique<ForcesLog>(outputDirectory / "forces.csv", description.forces, description.units,
-                                         description.dimensions);
+  const sim::DiagnosticsLog diagnosticsLog = simulation->diagnosticsLog();
+  const Index diagnosticsEvery = diagnosticsLog.every;
+  std::unique_ptr<DiagnosticsCsv> diagnostics;
+  if (root && diagnosticsEvery > 0)
+    diagnostics = std::make_unique<DiagnosticsCsv>(outputDirectory / diagnosticsLog.fileName, diagnosticsLog.columns);
 
   // Time in the pipelines (rank 0): the first run (which loads the scripts) and the others.
   double catalystFirstSeconds = 0.0, catalystSeconds = 0.0;
@@ -251,22 +223,23 @@ int runCase(const RunOptions& options) {
 #if OCTOFLOW_HAVE_PARAVIEW
     publishPieces();
 #endif
-    if (step > 0 && isMultiple(step, forcesEvery)) {
-      const auto force = solver.obstacleForce();
-      if (root) forces->write(step, force);
+    if (step > 0 && isMultiple(step, diagnosticsEvery)) {
+      const std::vector<double> row = simulation->diagnostics();
+      if (root) diagnostics->write(row);
     }
     if (isMultiple(step, tracersEvery)) extracts.releaseTracers(step);
     const bool fieldOutput = outputStep(step, outputEvery, writeFields);
     const bool tracerOutput = outputStep(step, tracerSettings.outputEvery, tracerSettings.enabled());
     const bool surfaceOutput = outputStep(step, description.surface.outputEvery, description.surface.enabled());
-    bool density = fieldOutput && description.output.wants("density");
-    bool velocity = fieldOutput && description.output.wants("velocity");
+    std::vector<bool> written(fieldNames.size()), asked(fieldNames.size());
+    for (std::size_t n = 0; n < fieldNames.size(); ++n)
+      written[n] = fieldOutput && description.output.wants(fieldNames[n]);
 #if OCTOFLOW_HAVE_PARAVIEW
     adaptors::CatalystAdaptor::FieldRequest request;
-    if (catalyst && isMultiple(step, insituEvery)) request = catalyst->request(step, static_cast<double>(step));
+    if (catalyst && isMultiple(step, insituEvery))
+      request = catalyst->request(step, simulation->timeOf(step), fieldNames);
     request = agreed(request);
-    density = density || request.density;
-    velocity = velocity || request.velocity;
+    for (std::size_t n = 0; n < fieldNames.size(); ++n) asked[n] = written[n] || request.wants(n);
     const bool surfaceNeeded = surfaceOutput || (request.surface && description.surface.enabled());
     const bool tracersNeeded = tracerOutput || (request.tracers && tracerSettings.enabled());
     // The surface first: on the CPU it is made from the host arrays the fields are fetched into.
@@ -274,117 +247,95 @@ int runCase(const RunOptions& options) {
     particles::TracerView tracers;
     if (root && tracersNeeded) tracers = extracts.tracers();
     // The grid this rank hands over: the whole grid (rank 0) or its piece (every rank).
-    const bool fieldsNeeded = density || velocity;
-    NodeBox box = NodeBox::of(description.lbm.extent);
-#if OCTOFLOW_HAVE_MPI
-    if (pieces) box = solver.pieceBoxes()[static_cast<std::size_t>(solver.rank())];
-#endif
-    const float* densityValues = nullptr;
-    const float* velocityValues = nullptr;
-    if (fieldsNeeded) {
-#if OCTOFLOW_HAVE_MPI
-      if (pieces) {
-        const auto& piece = solver.pieceFields(density, velocity);
-        box = piece.box;
-        densityValues = density ? piece.density.data() : nullptr;
-        velocityValues = velocity ? piece.velocity.data() : nullptr;
-      }
-#endif
-      if (!pieces) {
-        const lbm::HostFields& fields = solver.fetchFields(density, velocity);
-        densityValues = density ? fields.density.data() : nullptr;
-        velocityValues = velocity ? fields.velocity.data() : nullptr;
-      }
-    }
+    const std::vector<std::string> needed = selected(fieldNames, asked);
+    sim::FieldSet fields;
+    fields.box = pieces ? simulation->pieceBoxes()[static_cast<std::size_t>(simulation->rank())]
+                        : NodeBox::of(description.extent);
+    if (!needed.empty()) fields = pieces ? simulation->pieceFields(needed) : simulation->fetchFields(needed);
     if (!root && !pieces) return;
-    if (fieldsNeeded) checkFinite(step, density ? densityValues : velocityValues, (density ? 1 : 3) * box.cellCount());
+    for (const auto& array : fields.arrays) checkFinite(step, array.values, array.components * fields.box.cellCount());
     // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before
     // any file of ours is written. Ranks other than 0 hand empty surfaces and tracers.
     const auto catalystStart = std::chrono::steady_clock::now();
-    if (request.any)
-      catalyst->execute(step, static_cast<double>(step), description.lbm.extent,
-                        {{adaptors::kDensityArray, request.density ? densityValues : nullptr, 1},
-                         {adaptors::kVelocityArray, request.velocity ? velocityValues : nullptr, 3}},
-                        request.surface && surfaceNeeded ? &surface : nullptr,
-                        request.tracers && tracersNeeded ? &tracers : nullptr, pieces ? &box : nullptr);
     if (request.any) {
+      std::vector<adaptors::PointArray> arrays;
+      for (std::size_t n = 0; n < fieldNames.size(); ++n)
+        if (request.wants(n)) arrays.push_back({fieldNames[n], fields.values(fieldNames[n]), simulation->fields()[n].components});
+      catalyst->execute(step, simulation->timeOf(step), description.extent, arrays,
+                        request.surface && surfaceNeeded ? &surface : nullptr,
+                        request.tracers && tracersNeeded ? &tracers : nullptr, pieces ? &fields.box : nullptr);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - catalystStart).count();
       (catalystRuns++ == 0 ? catalystFirstSeconds : catalystSeconds) += seconds;
     }
     if (fieldOutput) {
-      const float* writtenDensity = description.output.wants("density") ? densityValues : nullptr;
-      const float* writtenVelocity = description.output.wants("velocity") ? velocityValues : nullptr;
-#if OCTOFLOW_HAVE_MPI
-      const std::vector<NodeBox> boxes = pieces && root ? solver.pieceBoxes() : std::vector<NodeBox>{};
-      const int rank = solver.rank();
-#else
-      const std::vector<NodeBox> boxes;
-      const int rank = 0;
-#endif
-      background.post([&, step, box, boxes, rank, writtenDensity, writtenVelocity] {
-        writeFieldsFile(description, *fieldWriter, step, box, writtenDensity, writtenVelocity,
-                        pieces ? &boxes : nullptr, rank);
+      sim::FieldSet writtenFields;
+      writtenFields.box = fields.box;
+      for (const auto& array : fields.arrays)
+        if (description.output.wants(array.name)) writtenFields.arrays.push_back(array);
+      const std::vector<NodeBox> boxes = pieces && root ? simulation->pieceBoxes() : std::vector<NodeBox>{};
+      const int rank = simulation->rank();
+      background.post([&, step, writtenFields, boxes, rank] {
+        writeFieldsFile(description, *simulation, *fieldWriter, step, writtenFields, pieces ? &boxes : nullptr, rank);
       });
       piecesPending = pieces;
     }
     if (!root) return;
     if (tracerOutput)
       background.post([&, step, tracers] {
-        tracerWriter->write(step, static_cast<double>(step), adaptors::makeTracerPolyData(tracers));
+        tracerWriter->write(step, simulation->timeOf(step), adaptors::makeTracerPolyData(tracers));
       });
     if (surfaceOutput)
       background.post([&, step, surface] {
-        surfaceWriter->write(step, static_cast<double>(step), adaptors::makeSurfacePolyData(surface));
+        surfaceWriter->write(step, simulation->timeOf(step), adaptors::makeSurfacePolyData(surface));
       });
 #else
     // No files without VTK, but an output step still checks that the run is sound.
-    if (fieldOutput) {
-      const auto& fields = solver.fetchFields(true, false);
-      if (root) checkFinite(step, fields.density.data(), solver.nodeCount());
+    if (fieldOutput && !fieldNames.empty()) {
+      const sim::FieldSet& fields = simulation->fetchFields({fieldNames.front()});
+      if (root) checkFinite(step, fields.arrays.front().values, simulation->fields().front().components * fields.box.cellCount());
     }
-    (void)density;
-    (void)velocity;
+    (void)asked;
     (void)tracerOutput;
     (void)surfaceOutput;
 #endif
   };
 
-  Progress progress(totalSteps, solver.nodeCount(), talk);
+  Progress progress(totalSteps, description.extent.cellCount(), talk);
   try {
     handleStep(0);
   } catch (const InputError&) {
     // A script that fails on its first run is bad input: leave nothing of this run behind.
-    forces.reset();
+    diagnostics.reset();
     if (root && !outputDirectoryExisted) std::filesystem::remove_all(outputDirectory);
     throw;
   }
   Index chunk = 1;
-  while (solver.step() < totalSteps) {
-    const Index step = solver.step();
+  while (simulation->step() < totalSteps) {
+    const Index step = simulation->step();
     Index target = std::min(totalSteps, step + chunk);
     if (writeFields) target = std::min(target, nextMultiple(step, outputEvery, totalSteps));
     target = std::min(target, nextMultiple(step, insituEvery, totalSteps));
     target = std::min(target, nextMultiple(step, tracerSettings.outputEvery, totalSteps));
     target = std::min(target, nextMultiple(step, description.surface.outputEvery, totalSteps));
     target = std::min(target, nextMultiple(step, tracersEvery, totalSteps));
-    target = agreed(std::min(target, nextMultiple(step, forcesEvery, totalSteps)));
+    target = agreed(std::min(target, nextMultiple(step, diagnosticsEvery, totalSteps)));
     if (isMultiple(step, tracersEvery)) {
       // Over the steps to the next tracer step, in the flow of this one. On the CPU (and over
       // several ranks) that flow lands in the host arrays the writer may still be reading.
       if (!extracts.movesOnDevice()) background.wait();
       extracts.moveTracers(static_cast<int>(std::min(tracersEvery, totalSteps - step)));
     }
-    solver.advance(target - step);
-    handleStep(solver.step());
-    progress.update(solver.step());
-    const double rate = progress.stepsPerSecond(solver.step());
+    simulation->advance(target - step);
+    handleStep(simulation->step());
+    progress.update(simulation->step());
+    const double rate = progress.stepsPerSecond(simulation->step());
     chunk = std::max<Index>(1, static_cast<Index>(rate * kChunkSeconds));
   }
   background.wait();
 #if OCTOFLOW_HAVE_PARAVIEW
   publishPieces();
 #endif
-  progress.finish(solver.step());
+  progress.finish(simulation->step());
   if (talk && extracts.hasTracers())
     std::fprintf(stderr, "octoflow: tracers: %lld released, %lld not released (tracers.max_particles)\n",
                  static_cast<long long>(extracts.released()), static_cast<long long>(extracts.refused()));
@@ -399,7 +350,8 @@ int runCase(const RunOptions& options) {
   if (talk && tracerWriter) std::fprintf(stderr, "octoflow: wrote %s\n", tracerWriter->seriesPath().c_str());
   if (talk && surfaceWriter) std::fprintf(stderr, "octoflow: wrote %s\n", surfaceWriter->seriesPath().c_str());
 #endif
-  if (talk && forces) std::fprintf(stderr, "octoflow: wrote %s\n", (outputDirectory / "forces.csv").c_str());
+  if (talk && diagnostics)
+    std::fprintf(stderr, "octoflow: wrote %s\n", (outputDirectory / diagnosticsLog.fileName).c_str());
   return 0;
 }
 

@@ -5,9 +5,16 @@
 #include <cstdio>
 #include <vector>
 
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "BenchmarkCommands.hpp"
 #include "common/Error.hpp"
 #include "insitu/FlowExtracts.hpp"
 #include "io/CaseFile.hpp"
+#include "lbm/LbmCase.hpp"
+#include "lbm/LbmSimulation.hpp"
 #include "lbm/UniformSolver.hpp"
 
 namespace octoflow::bench {
@@ -28,10 +35,14 @@ io::CaseDescription vortexCase(long long n, long long tracers, long long tracers
   d.name = "insitu_bench";
   d.dimensions = 3;
   d.steps = 0;
-  d.lbm.lattice = lbm::LatticeKind::D3Q19;
-  d.lbm.extent = Extent{n, n, n};
-  d.lbm.tau = 0.56f;
-  for (auto& face : d.lbm.faces.face) face.type = lbm::FaceType::Periodic;
+  d.extent = Extent{n, n, n};
+  d.periodic = {true, true, true};
+  auto lbmCase = std::make_shared<lbm::LbmCase>();
+  lbmCase->config.lattice = lbm::LatticeKind::D3Q19;
+  lbmCase->config.extent = d.extent;
+  lbmCase->config.tau = 0.56f;
+  for (auto& face : lbmCase->config.faces.face) face.type = lbm::FaceType::Periodic;
+  d.solverCase = lbmCase;
   const int perAxis = std::max(1, static_cast<int>(std::lround(std::cbrt(static_cast<double>(tracers)))));
   const float low[3] = {0.25f * (n - 1), 0.25f * (n - 1), 0.25f * (n - 1)};
   const float high[3] = {0.75f * (n - 1), 0.75f * (n - 1), 0.75f * (n - 1)};
@@ -83,7 +94,9 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
 
   const io::CaseDescription description = vortexCase(r.size, r.tracers, r.tracersEvery);
   const std::vector<float> velocity = vortexVelocity(r.size);
-  lbm::UniformSolver solver(description.lbm, options.backend);
+  const lbm::LbmCase& lbmCase = lbm::lbmCaseOf(description);
+  lbm::UniformSolver solver(lbmCase.config, options.backend);
+  const auto simulation = lbm::wrapUniformSolver(description, lbmCase, solver);
 
   // Bare: the solver alone, after a warm-up.
   solver.initialize(nullptr, velocity.data());
@@ -94,7 +107,7 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
 
   // In situ: the run loop's work (apps/RunCommand.cpp), each part timed on the host.
   solver.initialize(nullptr, velocity.data());
-  insitu::FlowExtracts extracts(description, solver);
+  insitu::FlowExtracts extracts(description, *simulation);
   extracts.releaseTracers(0);
   extracts.moveTracers(1);  // warm-up: first launches, buffers
   extracts.surface();
@@ -169,6 +182,38 @@ std::string formatJson(const InSituBenchmarkResult& r) {
                 1e3 * r.moveSeconds, 1e3 * r.surfaceSeconds, 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
                 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive);
   return text;
+}
+
+}  // namespace octoflow::bench
+
+namespace octoflow::bench {
+
+std::function<int()> defineInSituBenchmark(CLI::App& command) {
+  struct Flags {
+    std::string backend = "auto";
+    InSituBenchmarkOptions options;
+    bool json = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  InSituBenchmarkOptions& o = flags->options;
+  command.add_option("--size", o.size, "Nodes per axis (default 256 on CUDA, 32 on CPU)");
+  command.add_option("--steps", o.steps, "Timed steps each way (default 500 on CUDA, 100 on CPU)");
+  command.add_option("--every", o.every, "Steps between hand-offs of the surface and tracers (default 50)");
+  command.add_option("--tracers-every", o.tracersEvery, "Steps between tracer moves (default 1)");
+  command.add_option("--tracers", o.tracers, "Tracers (default 100000 on CUDA, 1000 on CPU)");
+  command.add_flag("--fields", o.fields, "Also copy the velocity field to the host at each hand-off");
+  command.add_option("--backend", flags->backend, "auto | cuda | cpu");
+  command.add_flag("--json", flags->json, "One JSON object instead of text");
+  return [flags] {
+    InSituBenchmarkOptions options = flags->options;
+    options.backend = exec::resolveBackend(exec::parseBackendChoice(flags->backend, "--backend"));
+    for (const auto& [name, value] : {std::pair{"--size", options.size}, std::pair{"--steps", options.steps},
+                                      std::pair{"--tracers", options.tracers}})
+      if (value < 0) throw InputError(name, "", "expected a positive integer");
+    const auto result = runInSituBenchmark(options);
+    std::fputs((flags->json ? formatJson(result) : formatText(result)).c_str(), stdout);
+    return 0;
+  };
 }
 
 }  // namespace octoflow::bench

@@ -6,6 +6,10 @@
 #include <cstdio>
 #include <vector>
 
+#include <memory>
+#include <string>
+
+#include "BenchmarkCommands.hpp"
 #include "common/Error.hpp"
 #include "exec/Memory.hpp"
 #include "insitu/Isosurface.hpp"
@@ -101,6 +105,35 @@ std::string formatJson(const IsosurfaceBenchmarkResult& r) {
                 r.backend.c_str(), r.device.c_str(), r.size, r.triangles, r.points, 1e3 * r.bestSeconds,
                 1e3 * r.medianSeconds, 1e3 * r.bestCopySeconds, r.fieldBytes, 1e3 * r.fieldCopySeconds);
   return text;
+}
+
+}  // namespace octoflow::bench
+
+namespace octoflow::bench {
+
+std::function<int()> defineIsosurfaceBenchmark(CLI::App& command) {
+  struct Flags {
+    std::string backend = "auto";
+    long long size = 0;
+    int repeats = 0;
+    bool json = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  command.add_option("--size", flags->size, "Nodes per axis of the cubic field (default 512 on CUDA, 64 on CPU)");
+  command.add_option("--repeats", flags->repeats, "Timed extractions (default 20 on CUDA, 3 on CPU)");
+  command.add_option("--backend", flags->backend, "auto | cuda | cpu");
+  command.add_flag("--json", flags->json, "One JSON object instead of text");
+  return [flags] {
+    IsosurfaceBenchmarkOptions options;
+    options.backend = exec::resolveBackend(exec::parseBackendChoice(flags->backend, "--backend"));
+    if (flags->size < 0) throw InputError("--size", "", "expected a positive integer");
+    if (flags->repeats < 0) throw InputError("--repeats", "", "expected a positive integer");
+    options.size = flags->size;
+    options.repeats = flags->repeats;
+    const auto result = runIsosurfaceBenchmark(options);
+    std::fputs((flags->json ? formatJson(result) : formatText(result)).c_str(), stdout);
+    return 0;
+  };
 }
 
 }  // namespace octoflow::bench

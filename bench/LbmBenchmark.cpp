@@ -6,6 +6,11 @@
 #include <cstdio>
 #include <type_traits>
 
+#include <memory>
+#include <string>
+
+#include "BenchmarkCommands.hpp"
+#include "common/Error.hpp"
 #include "exec/CopyBandwidth.hpp"
 #include "lbm/UniformSolver.hpp"
 
@@ -240,6 +245,90 @@ std::string formatMatrix(const std::vector<LbmBenchmarkResult>& results) {
     text += line;
   }
   return text;
+}
+
+}  // namespace octoflow::bench
+
+namespace octoflow::bench {
+
+namespace {
+
+lbm::LatticeKind parseLattice(const std::string& text) {
+  for (auto kind : {lbm::LatticeKind::D2Q9, lbm::LatticeKind::D3Q19, lbm::LatticeKind::D3Q27})
+    if (text == lbm::latticeName(kind)) return kind;
+  throw InputError("--lattice", "", "expected D2Q9, D3Q19 or D3Q27, got '" + text + "'");
+}
+
+// The flags of `bench lbm` as given, turned into options once parsed.
+struct LbmBenchmarkFlags {
+  std::string lattice = "D3Q19", backend = "auto", collision = "bgk", storage = "fp32", les = "none";
+  long long size = 0, steps = 0;
+  bool json = false, weak = false, matrix = false, timeline = false, forced = false;
+};
+
+int runLbmBenchmarkCommand(const LbmBenchmarkFlags& flags) {
+  LbmBenchmarkOptions options;
+  options.lattice = parseLattice(flags.lattice);
+  if (flags.collision != "bgk" && flags.collision != "trt" && flags.collision != "mrt")
+    throw InputError("--collision", "", "expected bgk, trt or mrt, got '" + flags.collision + "'");
+  options.collision = flags.collision == "trt"   ? lbm::CollisionKind::Trt
+                      : flags.collision == "mrt" ? lbm::CollisionKind::Mrt
+                                                 : lbm::CollisionKind::Bgk;
+  if (flags.storage != "fp32" && flags.storage != "fp16")
+    throw InputError("--storage", "", "expected fp32 or fp16, got '" + flags.storage + "'");
+  options.storage = flags.storage == "fp16" ? lbm::StorageKind::Fp16 : lbm::StorageKind::Fp32;
+  if (flags.les != "none" && flags.les != "smagorinsky" && flags.les != "csm")
+    throw InputError("--les", "", "expected none, smagorinsky or csm, got '" + flags.les + "'");
+  options.les = flags.les == "smagorinsky" ? lbm::LesModel::Smagorinsky
+                : flags.les == "csm"       ? lbm::LesModel::Csm
+                                           : lbm::LesModel::None;
+  options.backend = exec::resolveBackend(exec::parseBackendChoice(flags.backend, "--backend"));
+  if (flags.size < 0) throw InputError("--size", "", "expected a positive integer");
+  if (flags.steps < 0) throw InputError("--steps", "", "expected a positive integer");
+  options.size = flags.size;
+  options.steps = flags.steps;
+  options.weak = flags.weak;
+  options.timeline = flags.timeline;
+  options.forced = flags.forced;
+  if (flags.matrix) {
+    const auto results = runLbmMatrix(options);
+    if (!results.empty() && results.front().report) {
+      if (flags.json)
+        for (const auto& result : results) std::fputs(formatJson(result).c_str(), stdout);
+      else
+        std::fputs(formatMatrix(results).c_str(), stdout);
+    }
+    return 0;
+  }
+  const auto result = runLbmBenchmark(options);
+  if (result.report) std::fputs((flags.json ? formatJson(result) : formatText(result)).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> defineLbmBenchmark(CLI::App& command) {
+  auto flags = std::make_shared<LbmBenchmarkFlags>();
+  command.add_option("--lattice", flags->lattice, "D2Q9 | D3Q19 | D3Q27");
+  command.add_option("--collision", flags->collision, "bgk | trt | mrt");
+  command.add_option("--storage", flags->storage, "fp32 | fp16 (FP16 storage, FP32 arithmetic)");
+  command.add_option("--les", flags->les, "none | smagorinsky | csm");
+  command.add_option("--size", flags->size, "Nodes per axis (default 256 on CUDA, 64 on CPU; D2Q9 4096/512)");
+  command.add_option("--steps", flags->steps, "Timed steps (default: about one second)");
+  command.add_option("--backend", flags->backend, "auto | cuda | cpu");
+  command.add_flag("--json", flags->json, "One JSON object instead of text");
+  command.add_flag("--forced", flags->forced, "With a uniform body force (1e-6 along x): times the kernels' forced form");
+  command.add_flag("--timeline", flags->timeline,
+                   "Print when each phase of one step finished (GPU events; under mpirun with the halo exchange)");
+  command.add_flag("--weak", flags->weak,
+                   "Under mpirun: each rank keeps a box of --size (weak scaling); default: the box is cut over the ranks");
+  command
+      .add_flag("--matrix", flags->matrix,
+                "D2Q9, D3Q19, D3Q27 x BGK, MRT x FP32, FP16 in one table (--size: the 3D edge, D2Q9 16 times it)")
+      ->excludes("--lattice")
+      ->excludes("--collision")
+      ->excludes("--storage");
+  return [flags] { return runLbmBenchmarkCommand(*flags); };
 }
 
 }  // namespace octoflow::bench

@@ -3,7 +3,7 @@
 # whole test suite with OCTOFLOW_REQUIRE_GPU=1 (GPU tests fail instead of skipping) and the
 # benchmarks. Logs go to $1 (default: gpu-logs/). Header-only dependencies and GoogleTest come
 # from .deps/ (see README, "Building on a GPU machine"). $2 picks parts: "all" (default) or a
-# comma-separated list of tests, bench, insitu, scaling.
+# comma-separated list of tests, bench (LBM), phasefield, insitu, scaling.
 set -uo pipefail
 logs=${1:-gpu-logs}
 parts=${2:-all}
@@ -65,6 +65,16 @@ if want bench; then
   build-gpu/bin/octoflow bench isosurface --backend cuda --size 256 --json
 } > "$logs/bench.txt" 2>&1
 cat "$logs/bench.txt"
+fi
+# Phase-field (Kobayashi, noise on): 512^3 (target >= 100 GLUPS on an H200), 256^3, 2D 8192^2.
+if want phasefield; then
+{
+  git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
+  build-gpu/bin/octoflow bench phasefield --backend cuda --size 512
+  build-gpu/bin/octoflow bench phasefield --backend cuda --size 256 --json
+  build-gpu/bin/octoflow bench phasefield --backend cuda --2d --size 8192
+} > "$logs/phasefield.txt" 2>&1
+cat "$logs/phasefield.txt"
 fi
 # In-situ overhead at 256^3 (surface + tracers to the host every 50 steps): tracers moved every
 # step and every 10; with the velocity field copied too; and the isosurface alone.

@@ -61,6 +61,7 @@ std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone, bool withFreeMemor
     info.computeMinor = properties.minor;
     info.totalBytes = properties.totalGlobalMem;
     info.multiprocessors = properties.multiProcessorCount;
+    cudaDeviceGetAttribute(&info.clockKilohertz, cudaDevAttrClockRate, index);
     if (withFreeMemory && cudaSetDevice(index) == cudaSuccess) {
       std::size_t freeBytes = 0, totalBytes = 0;
       if (cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess) info.freeBytes = freeBytes;

@@ -26,6 +26,7 @@ struct CudaDeviceInfo {
   std::size_t totalBytes = 0;
   std::size_t freeBytes = 0;
   int multiprocessors = 0;
+  int clockKilohertz = 0;  // the SM clock (peak rates)
 };
 
 // True when this build has the CUDA backend compiled in.

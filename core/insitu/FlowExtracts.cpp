@@ -5,52 +5,28 @@
 
 namespace octoflow::insitu {
 
-FlowExtracts::FlowExtracts(const io::CaseDescription& description, lbm::UniformSolver& solver)
-    : description_(description), solver_(&solver), backend_(solver.backend()) {
-  allocate();
-}
-
-#if OCTOFLOW_HAVE_MPI
-FlowExtracts::FlowExtracts(const io::CaseDescription& description, parallel::DistributedSolver& solver)
-    : description_(description) {
-  if (solver.ranks() == 1) {
-    solver_ = &solver.local();
-    backend_ = solver_->backend();
-  } else {
-    distributed_ = &solver;
+FlowExtracts::FlowExtracts(const io::CaseDescription& description, sim::Simulation& simulation)
+    : description_(description), simulation_(simulation), backend_(simulation.backend()) {
+  if (simulation.ranks() > 1) {
     backend_ = exec::Backend::Cpu;
-    root_ = solver.rank() == 0;
+    root_ = simulation.rank() == 0;
     onSolver_ = false;
   }
-  allocate();
-}
-#endif
-
-void FlowExtracts::allocate() {
   if (!root_) return;
   if (description_.tracers.enabled()) {
     tracers_ = std::make_unique<particles::TracerSet>(backend_, description_.tracers.particles);
-    const std::vector<std::uint8_t>& solid = description_.lbm.solid;
-    if (!solid.empty()) {
-      solid_ = exec::Buffer<std::uint8_t>(exec::workingSpace(backend_), solid.size());
-      solid_.copyFrom(solid.data(), solid.size());
+    if (const std::vector<std::uint8_t>* solid = simulation.solidMask()) {
+      solid_ = exec::Buffer<std::uint8_t>(exec::workingSpace(backend_), solid->size());
+      solid_.copyFrom(solid->data(), solid->size());
     }
   }
   if (description_.surface.enabled()) extractor_ = IsosurfaceExtractor::create(backend_);
 }
 
-const float* FlowExtracts::field(bool velocity) {
-  if (solver_) {
-    const auto fields = solver_->workingFields(!velocity, velocity);
-    return velocity ? fields.velocity : fields.density;
-  }
-#if OCTOFLOW_HAVE_MPI
-  const lbm::HostFields& fields = distributed_->fetchFields(!velocity, velocity);
-  if (!root_) return nullptr;
-  return velocity ? fields.velocity.data() : fields.density.data();
-#else
-  return nullptr;
-#endif
+const float* FlowExtracts::field(const std::string& name) {
+  if (onSolver_) return simulation_.workingFields({name}).values(name);
+  const sim::FieldSet& fields = simulation_.fetchFields({name});
+  return root_ ? fields.values(name) : nullptr;
 }
 
 void FlowExtracts::releaseTracers(Index step) {
@@ -59,12 +35,12 @@ void FlowExtracts::releaseTracers(Index step) {
 
 void FlowExtracts::moveTracers(int steps) {
   if (!description_.tracers.enabled()) return;
-  const float* velocity = field(true);
+  const float* velocity = field("velocity");
   if (!root_) return;
   particles::VelocityFieldView view;
   view.velocity = velocity;
   view.solid = solid_.size() ? solid_.data() : nullptr;
-  view.extent = description_.lbm.extent;
+  view.extent = simulation_.extent();
   tracers_->advect(view, steps);
 }
 
@@ -75,10 +51,11 @@ particles::TracerView FlowExtracts::tracers() {
 
 Surface FlowExtracts::surface() {
   if (!description_.surface.enabled()) throw Error("this run has no surface");
-  const bool speed = description_.surface.field == "speed";
-  const float* values = field(speed);
+  // "speed" is |velocity| unless the solver has a field of that name.
+  const bool speed = description_.surface.field == "speed" && !sim::findField(simulation_.fields(), "speed");
+  const float* values = field(speed ? "velocity" : description_.surface.field);
   if (!root_) return {};
-  const Extent& extent = description_.lbm.extent;
+  const Extent& extent = simulation_.extent();
   if (speed) {
     if (speed_.size() == 0) speed_ = exec::Buffer<float>(exec::workingSpace(backend_), static_cast<std::size_t>(extent.cellCount()));
     computeSpeed(backend_, values, extent.cellCount(), speed_.data());

@@ -1,33 +1,25 @@
 #pragma once
-// What a run derives from its flow besides the fields: tracer particles and an isosurface. On one
-// rank they are made where the flow lives (the solver's working memory, device memory on CUDA):
-// tracers move in the velocity field there and only the tracers and the surface's triangles cross
-// to the host. Over several MPI ranks they are made on rank 0 on the host from the gathered whole
-// grid, so they are the same as on one rank.
+// What a run derives from a simulation besides its fields: tracer particles (carried by the
+// solver's "velocity") and an isosurface of one of its scalar fields (or of the speed |velocity|).
+// On one rank they are made where the fields live (the solver's working memory, device memory on
+// CUDA): only the tracers and the surface's triangles cross to the host. Over several MPI ranks
+// they are made on rank 0 on the host from the gathered whole grid, so they are the same as on one
+// rank.
 #include <memory>
 
 #include "exec/Memory.hpp"
 #include "insitu/Isosurface.hpp"
 #include "io/CaseFile.hpp"
 #include "particles/TracerSet.hpp"
-
-#include "lbm/UniformSolver.hpp"
-
-#if OCTOFLOW_HAVE_MPI
-#include "parallel/DistributedSolver.hpp"
-#endif
+#include "sim/Simulation.hpp"
 
 namespace octoflow::insitu {
 
 class FlowExtracts {
 public:
-  // For the case's tracers and surface (nothing is allocated for what it does not ask for), made
-  // in the working memory of `solver`, which must outlive this.
-  FlowExtracts(const io::CaseDescription& description, lbm::UniformSolver& solver);
-#if OCTOFLOW_HAVE_MPI
-  // Collective. One rank: as above with its solver; several: on the host of rank 0.
-  FlowExtracts(const io::CaseDescription& description, parallel::DistributedSolver& solver);
-#endif
+  // Collective. For the case's tracers and surface (nothing is allocated for what it does not ask
+  // for), made beside `simulation`, which must outlive this.
+  FlowExtracts(const io::CaseDescription& description, sim::Simulation& simulation);
 
   bool hasTracers() const { return tracers_ != nullptr; }
   bool hasSurface() const { return extractor_ != nullptr; }
@@ -53,17 +45,12 @@ public:
   Index refused() const { return tracers_ ? tracers_->refused() : 0; }
 
 private:
-  // The current density or velocity where the extracts are made (collective over ranks); null on
+  // The current values of a field where the extracts are made (collective over ranks); null on
   // ranks other than 0.
-  const float* field(bool velocity);
-
-  void allocate();
+  const float* field(const std::string& name);
 
   const io::CaseDescription& description_;
-  lbm::UniformSolver* solver_ = nullptr;  // one rank: the solver the extracts are made beside
-#if OCTOFLOW_HAVE_MPI
-  parallel::DistributedSolver* distributed_ = nullptr;  // several ranks: fields gathered to rank 0
-#endif
+  sim::Simulation& simulation_;
   exec::Backend backend_;
   bool root_ = true;
   bool onSolver_ = true;  // made in the solver's working memory (one rank)

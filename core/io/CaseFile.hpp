@@ -4,18 +4,19 @@
 #include <string>
 #include <vector>
 
+#include <array>
+#include <memory>
+
 #include "common/Extent.hpp"
-#include "geometry/Obstacle.hpp"
-#include "io/PhysicalUnits.hpp"
-#include "lbm/UniformSolver.hpp"
 #include "particles/TracerSet.hpp"
+#include "sim/SolverCase.hpp"
 
 namespace octoflow::io {
 
 struct OutputSettings {
   std::string directory;             // default out/<case name>
   Index every = 0;                   // write every N steps; 0 = only the last step
-  std::vector<std::string> fields;   // subset of {density, velocity}
+  std::vector<std::string> fields;   // a subset of the solver's fields (default: all)
   bool wants(const std::string& field) const;
 };
 
@@ -23,15 +24,6 @@ struct InSituSettings {
   std::vector<std::string> scripts;  // Catalyst Python scripts, resolved to existing files
   Index every = 100;                 // run the pipelines every N steps (and at step 0)
   bool continueOnError = false;      // on_error = "continue": drop a failing script, run on
-};
-
-// Forces on the obstacles, written to <output.directory>/forces.csv.
-struct ForcesSettings {
-  Index every = 0;                 // 0: no forces file
-  double referenceVelocity = 0.0;  // U, lattice units; with the length: cd = 2 fx / (rho0 U^2 A)
-  double referenceLength = 0.0;    // D, lattice units
-  double referenceArea = 0.0;      // 3D: A (default D^2); 2D: A = D (per unit depth)
-  bool coefficients() const { return referenceVelocity > 0.0 && referenceLength > 0.0; }
 };
 
 // Tracer particles: [tracers] and its [[tracers.source]] entries.
@@ -50,16 +42,17 @@ struct SurfaceSettings {
   bool enabled() const { return !field.empty(); }
 };
 
+// A whole case: the shared sections, and the solver's own (parsed by the solver named in
+// `case.solver`, sim/SolverRegistry.hpp).
 struct CaseDescription {
   std::string sourcePath;
   std::string name;
   std::string solver = "lbm";
   Index steps = 0;
-  int dimensions = 2;
-  lbm::UniformSolverConfig lbm;
-  PhysicalUnits units;
-  std::vector<geometry::ObstacleSpec> obstacles;  // rasterised into lbm.solid
-  ForcesSettings forces;
+  int dimensions = 2;                            // the number of domain.size entries
+  Extent extent;                                 // domain.size (nodes)
+  std::array<bool, 3> periodic{false, false, true};  // domain.periodic (2D: z is periodic)
+  std::shared_ptr<const sim::SolverCase> solverCase;
   OutputSettings output;
   InSituSettings insitu;
   TracerRunSettings tracers;
@@ -73,9 +66,10 @@ CaseDescription loadCase(const std::string& path);
 // The same from text already in memory (tests); `sourceName` stands for the file in messages.
 CaseDescription parseCase(const std::string& text, const std::string& sourceName);
 
-// The fields a uniform LBM case can write.
-const std::vector<std::string>& uniformFieldNames();
-// The scalars a uniform LBM case can take an isosurface of: density, speed (|velocity|).
-const std::vector<std::string>& surfaceFieldNames();
+// The scalars a case can take an isosurface of: the solver's scalar fields, and speed
+// (|velocity|) when it has a velocity.
+std::vector<std::string> surfaceFieldNames(const std::vector<sim::FieldInfo>& fields);
+// The top-level tables every case may have, whatever its solver.
+const std::vector<std::string>& sharedTableNames();
 
 }  // namespace octoflow::io

@@ -83,13 +83,16 @@ TEST_F(CatalystChannels, ThreeScriptsOnGridSurfaceAndTracers) {
         {scripts + "isosurface_phi.py", scripts + "surface_phi.py", scripts + "tracers.py"}, extracts.string(),
         {adaptors::kGridChannel, adaptors::kSurfaceChannel, adaptors::kTracersChannel});
     for (Index step : {0, 10}) {
-      const adaptors::CatalystAdaptor::FieldRequest request = adaptor.request(step, static_cast<double>(step));
+      // Offered: density (index 0), velocity (1), phi (2).
+      const adaptors::CatalystAdaptor::FieldRequest request =
+          adaptor.request(step, static_cast<double>(step), {adaptors::kDensityArray, adaptors::kVelocityArray, "phi"});
       EXPECT_TRUE(request.any);
       EXPECT_TRUE(request.surface);
       EXPECT_TRUE(request.tracers);
-      EXPECT_TRUE(request.velocity);  // tracers.py's slice
+      EXPECT_TRUE(request.wants(1));  // tracers.py's slice
+      EXPECT_TRUE(request.wants(2));  // isosurface_phi.py's contour
       EXPECT_TRUE(adaptor.gridFieldNeeded("phi"));
-      if (step > 0) EXPECT_FALSE(request.density) << "no script asks for it";  // step 0: all asked for
+      if (step > 0) EXPECT_FALSE(request.wants(0)) << "no script asks for it";  // step 0: all asked for
       adaptor.execute(step, static_cast<double>(step), e,
                       {{"phi", phi.data(), 1}, {adaptors::kVelocityArray, velocity.data(), 3}}, &surface, &view);
     }

@@ -9,7 +9,6 @@
 #include "TestSupport.hpp"
 #include "insitu/FlowExtracts.hpp"
 #include "io/CaseFile.hpp"
-#include "lbm/UniformSolver.hpp"
 
 using namespace octoflow;
 
@@ -21,16 +20,17 @@ TEST(FlowExtractsParity, CudaRunMatchesTheCpuRun) {
           replaced(octoflow::testing::planeTracers(48, 12, 20), "[tracers]\n", "[tracers]\nevery = 2\n") +
           "[surface]\nfield = \"speed\"\nlevel = 0.04\n",
       "sphere.toml");
-  lbm::UniformSolver cpuSolver(d.lbm, exec::Backend::Cpu), cudaSolver(d.lbm, exec::Backend::Cuda);
-  insitu::FlowExtracts cpu(d, cpuSolver), cuda(d, cudaSolver);
+  const auto cpuSolver = d.solverCase->create(d, {exec::Backend::Cpu, false});
+  const auto cudaSolver = d.solverCase->create(d, {exec::Backend::Cuda, false});
+  insitu::FlowExtracts cpu(d, *cpuSolver), cuda(d, *cudaSolver);
   ASSERT_TRUE(cuda.movesOnDevice());
   for (Index step = 0; step < d.steps; step += d.tracers.every) {  // as the run loop does it
     cpu.releaseTracers(step);
     cuda.releaseTracers(step);
     cpu.moveTracers(static_cast<int>(d.tracers.every));
     cuda.moveTracers(static_cast<int>(d.tracers.every));
-    cpuSolver.advance(d.tracers.every);
-    cudaSolver.advance(d.tracers.every);
+    cpuSolver->advance(d.tracers.every);
+    cudaSolver->advance(d.tracers.every);
   }
   const particles::TracerView a = cpu.tracers(), b = cuda.tracers();
   ASSERT_GT(a.count, 500);

@@ -6,6 +6,7 @@
 #include "TestSupport.hpp"
 #include "common/Error.hpp"
 #include "io/CaseFile.hpp"
+#include "lbm/LbmCase.hpp"
 
 using namespace octoflow;
 using octoflow::testing::replaced;
@@ -43,17 +44,17 @@ TEST(CaseFile, ParsesEveryDocumentedKey) {
   const io::CaseDescription d = io::parseCase(kValidCase, "channel.toml");
   EXPECT_EQ(d.name, "channel");
   EXPECT_EQ(d.steps, 100);
-  EXPECT_EQ(d.lbm.lattice, lbm::LatticeKind::D2Q9);
-  EXPECT_FLOAT_EQ(d.lbm.tau, 0.8f);
-  EXPECT_FLOAT_EQ(d.lbm.acceleration.x, 1e-6f);
-  EXPECT_EQ(d.lbm.extent.nx, 64);
-  EXPECT_EQ(d.lbm.extent.ny, 32);
-  EXPECT_EQ(d.lbm.extent.nz, 1);
-  EXPECT_EQ(d.lbm.faces.face[0].type, lbm::FaceType::Periodic);
-  EXPECT_EQ(d.lbm.faces.face[2].type, lbm::FaceType::Wall);
+  EXPECT_EQ(lbm::lbmCaseOf(d).config.lattice, lbm::LatticeKind::D2Q9);
+  EXPECT_FLOAT_EQ(lbm::lbmCaseOf(d).config.tau, 0.8f);
+  EXPECT_FLOAT_EQ(lbm::lbmCaseOf(d).config.acceleration.x, 1e-6f);
+  EXPECT_EQ(lbm::lbmCaseOf(d).config.extent.nx, 64);
+  EXPECT_EQ(lbm::lbmCaseOf(d).config.extent.ny, 32);
+  EXPECT_EQ(lbm::lbmCaseOf(d).config.extent.nz, 1);
+  EXPECT_EQ(lbm::lbmCaseOf(d).config.faces.face[0].type, lbm::FaceType::Periodic);
+  EXPECT_EQ(lbm::lbmCaseOf(d).config.faces.face[2].type, lbm::FaceType::Wall);
   // The later entry on y+ replaces the earlier wall.
-  EXPECT_EQ(d.lbm.faces.face[3].type, lbm::FaceType::MovingWall);
-  EXPECT_FLOAT_EQ(d.lbm.faces.face[3].velocity.x, 0.1f);
+  EXPECT_EQ(lbm::lbmCaseOf(d).config.faces.face[3].type, lbm::FaceType::MovingWall);
+  EXPECT_FLOAT_EQ(lbm::lbmCaseOf(d).config.faces.face[3].velocity.x, 0.1f);
   EXPECT_EQ(d.output.directory, "out/channel");
   EXPECT_EQ(d.output.every, 10);
   EXPECT_TRUE(d.output.wants("velocity"));
@@ -68,7 +69,7 @@ TEST(CaseFile, InSituScriptErrorsStopUnlessToldToContinue) {
 
 TEST(CaseFile, ViscosityIsAnAlternativeToTau) {
   const auto d = io::parseCase(replaced(kValidCase, "tau = 0.8", "viscosity = 0.1"), "c.toml");
-  EXPECT_NEAR(d.lbm.tau, 0.8f, 1e-6f);
+  EXPECT_NEAR(lbm::lbmCaseOf(d).config.tau, 0.8f, 1e-6f);
 }
 
 // A 3D case with tracers and a surface (the surface needs 3D).
@@ -278,15 +279,15 @@ TEST(CaseFile, PhysicalUnitsSetTheRelaxationTimeAndConvert) {
   std::string text = replaced(kValidCase, "tau = 0.8\n", "");
   text = replaced(text, "[lbm]", "[units]\nlength = 0.001\nvelocity = 1.0\nviscosity = 1e-4\ndensity = 1000.0\n[lbm]");
   const io::CaseDescription d = io::parseCase(text, "units.toml");
-  EXPECT_TRUE(d.units.given);
-  EXPECT_NEAR(d.lbm.tau, 0.8f, 1e-6f);
-  EXPECT_DOUBLE_EQ(d.units.timeStep(), 1e-3);
-  EXPECT_DOUBLE_EQ(d.units.toSiVelocity(0.05), 0.05);
+  EXPECT_TRUE(lbm::lbmCaseOf(d).units.given);
+  EXPECT_NEAR(lbm::lbmCaseOf(d).config.tau, 0.8f, 1e-6f);
+  EXPECT_DOUBLE_EQ(lbm::lbmCaseOf(d).units.timeStep(), 1e-3);
+  EXPECT_DOUBLE_EQ(lbm::lbmCaseOf(d).units.toSiVelocity(0.05), 0.05);
   // p = (rho - 1)/3 rho_SI (dx/dt)^2: a lattice density of 1.03 is 10 Pa at 1000 kg/m^3.
-  EXPECT_NEAR(d.units.toSiPressure(1.03), 10.0, 1e-9);
+  EXPECT_NEAR(lbm::lbmCaseOf(d).units.toSiPressure(1.03), 10.0, 1e-9);
   // Force scale rho dx^4/dt^2 = 1000 * 1e-12 / 1e-6 = 1e-3 N in 3D; per unit depth 1 N/m in 2D.
-  EXPECT_NEAR(d.units.toSiForce(2.0, 3), 2e-3, 1e-15);
-  EXPECT_NEAR(d.units.toSiForce(2.0, 2), 2.0, 1e-12);
+  EXPECT_NEAR(lbm::lbmCaseOf(d).units.toSiForce(2.0, 3), 2e-3, 1e-15);
+  EXPECT_NEAR(lbm::lbmCaseOf(d).units.toSiForce(2.0, 2), 2.0, 1e-12);
 }
 
 TEST(CaseFile, PhysicalUnitsConflictsAreNamed) {

@@ -7,12 +7,13 @@
 #include <vtkStreamingDemandDrivenPipeline.h>
 
 #include <exception>
+#include <vector>
 
 #include "ImageDataBuilder.hpp"
 #include "common/Error.hpp"
 #include "exec/Backend.hpp"
 #include "io/CaseFile.hpp"
-#include "lbm/UniformSolver.hpp"
+#include "sim/Simulation.hpp"
 
 vtkStandardNewMacro(vtkOctoflowCaseSource);
 
@@ -35,7 +36,7 @@ int vtkOctoflowCaseSource::RequestInformation(vtkInformation*, vtkInformationVec
   }
   try {
     const octoflow::io::CaseDescription description = octoflow::io::loadCase(this->CaseFile);
-    const octoflow::Extent& e = description.lbm.extent;
+    const octoflow::Extent& e = description.extent;
     int extent[6] = {0, static_cast<int>(e.nx - 1), 0, static_cast<int>(e.ny - 1), 0, static_cast<int>(e.nz - 1)};
     double spacing[3] = {1.0, 1.0, 1.0}, origin[3] = {0.0, 0.0, 0.0};
     vtkInformation* info = outputVector->GetInformationObject(0);
@@ -55,11 +56,14 @@ int vtkOctoflowCaseSource::RequestData(vtkInformation*, vtkInformationVector**, 
     const octoflow::io::CaseDescription description = octoflow::io::loadCase(this->CaseFile);
     const auto backend = octoflow::exec::resolveBackend(
         octoflow::exec::parseBackendChoice(this->Backend ? this->Backend : "auto", "Backend"), "Backend");
-    octoflow::lbm::UniformSolver solver(description.lbm, backend);
-    solver.advance(description.steps);
-    const auto& fields = solver.fetchFields(true, true);
+    // Any solver of the registry, run by this process alone (not over ParaView's MPI ranks).
+    const auto simulation = description.solverCase->create(description, octoflow::sim::CreateOptions{backend, false});
+    simulation->advance(description.steps);
+    const octoflow::sim::FieldSet& fields = simulation->fetchFields(octoflow::sim::fieldNames(simulation->fields()));
+    std::vector<octoflow::adaptors::PointArray> arrays;
+    for (const auto& array : fields.arrays) arrays.push_back({array.name, array.values, array.components});
     // The solver's arrays go away with it: the output owns a copy.
-    auto image = octoflow::adaptors::makeImageData(description.lbm.extent, fields.density.data(), fields.velocity.data());
+    auto image = octoflow::adaptors::makeImageData(fields.box, arrays);
     output->DeepCopy(image);
   } catch (const std::exception& error) {
     vtkErrorMacro("octoflow Case: " << error.what());

@@ -1,0 +1,18 @@
+#include "BenchmarkCommands.hpp"
+
+namespace octoflow::bench {
+
+const std::vector<BenchmarkCommand>& benchmarkCommands() {
+  static const std::vector<BenchmarkCommand> commands = {
+      {"lbm", "Uniform LBM MLUPS vs the measured copy bandwidth", &defineLbmBenchmark},
+      {"phasefield", "Phase-field dendrite GLUPS and TFLOPS vs the copy bandwidth and FP32 peak",
+       &definePhaseFieldBenchmark},
+      {"isosurface", "phi = 0.5 surface of a sphere extracted on the device vs copying the whole field to the host",
+       &defineIsosurfaceBenchmark},
+      {"insitu", "time a step of a GPU run with and without tracers and an isosurface handed to the host",
+       &defineInSituBenchmark},
+  };
+  return commands;
+}
+
+}  // namespace octoflow::bench

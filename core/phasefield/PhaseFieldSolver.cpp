@@ -1,0 +1,94 @@
+#include "phasefield/PhaseFieldSolver.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "phasefield/PhaseFieldSweep.hpp"
+
+namespace octoflow::phasefield {
+
+namespace {
+
+// The backend's execution of a sweep and a map (CUDA calls return once the work is queued).
+void sweep(exec::Backend backend, const SweepArguments& arguments) {
+#if OCTOFLOW_HAVE_CUDA
+  if (backend == exec::Backend::Cuda) return kobayashiSweepCuda(arguments);
+#endif
+  (void)backend;
+  kobayashiSweepCpu(arguments);
+}
+
+void map(exec::Backend backend, const AffineMap& affine, Index count) {
+#if OCTOFLOW_HAVE_CUDA
+  if (backend == exec::Backend::Cuda) return affineMapCuda(affine, count);
+#endif
+  (void)backend;
+  affineMapCpu(affine, count);
+}
+
+void finish(exec::Backend backend) {
+#if OCTOFLOW_HAVE_CUDA
+  if (backend == exec::Backend::Cuda) synchronizeCuda();
+#endif
+  (void)backend;
+}
+
+}  // namespace
+
+PhaseFieldSolver::PhaseFieldSolver(const PhaseFieldConfig& config, exec::Backend backend)
+    : config_(config), backend_(backend) {
+  const auto count = static_cast<std::size_t>(config_.extent.cellCount());
+  for (int n = 0; n < 2; ++n) {
+    phi_[n] = exec::Buffer<float>(exec::workingSpace(backend_), count);
+    u_[n] = exec::Buffer<float>(exec::workingSpace(backend_), count);
+  }
+  initialize();
+}
+
+void PhaseFieldSolver::initialize() {
+  const Extent& e = config_.extent;
+  std::vector<float> phi(static_cast<std::size_t>(e.cellCount())), u(phi.size(), config_.initialU);
+  const auto& c = config_.nucleusCentre;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (Index k = 0; k < e.nz; ++k)
+    for (Index j = 0; j < e.ny; ++j)
+      for (Index i = 0; i < e.nx; ++i) {
+        const double dz = config_.dimensions == 3 ? k - c[2] : 0.0;
+        const double r = std::sqrt((i - c[0]) * (i - c[0]) + (j - c[1]) * (j - c[1]) + dz * dz);
+        phi[static_cast<std::size_t>(e.linear(i, j, k))] =
+            static_cast<float>(0.5 * (1.0 - std::tanh(config_.interfaceSharpness * (r - config_.nucleusRadius))));
+      }
+  current_ = 0;
+  phi_[0].copyFrom(phi.data(), phi.size());
+  u_[0].copyFrom(u.data(), u.size());
+  step_ = 0;
+}
+
+void PhaseFieldSolver::advance(Index steps) {
+  SweepArguments a;
+  a.extent = config_.extent;
+  a.whole = config_.extent;
+  a.periodic = config_.periodic;
+  a.box = NodeBox::of(config_.extent);
+  a.dimensions = config_.dimensions;
+  a.coefficients = config_.coefficients;
+  for (Index n = 0; n < steps; ++n) {
+    a.step = static_cast<std::uint64_t>(step_);
+    a.phi = phi_[current_].data();
+    a.u = u_[current_].data();
+    a.phiNext = phi_[1 - current_].data();
+    a.uNext = u_[1 - current_].data();
+    sweep(backend_, a);
+    current_ = 1 - current_;
+    ++step_;
+  }
+  finish(backend_);
+}
+
+void PhaseFieldSolver::temperature(float* out, double meltingTemperature, double latentOverCapacity) const {
+  const AffineMap affine{u(), out, static_cast<float>(latentOverCapacity), static_cast<float>(meltingTemperature)};
+  map(backend_, affine, nodeCount());
+  finish(backend_);
+}
+
+}  // namespace octoflow::phasefield

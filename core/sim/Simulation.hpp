@@ -1,0 +1,125 @@
+#pragma once
+// The one narrow interface every solver implements (uniform LBM, phase-field, and the solvers that
+// follow). Everything around a solver is written once against it: the run loop, progress, the
+// diagnostics CSV, the VTK writers, the Catalyst channels, tracers and isosurfaces, the plugin
+// source. A solver is made from its own case section (sim/SolverCase.hpp) and registered under its
+// `case.solver` name (sim/SolverRegistry.hpp).
+//
+// Grids are uniform and node-centred: node (i, j, k) of the whole grid sits at (i, j, k) (lattice
+// units; physical scales go into the files' metadata). Fields are float arrays, x fastest, one
+// value a node (scalar) or three (xyz per node).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/Extent.hpp"
+#include "exec/Backend.hpp"
+
+namespace octoflow::sim {
+
+// A field a solver offers (its list is fixed by the case, known before the solver is made).
+struct FieldInfo {
+  std::string name;
+  int components = 1;  // 1: scalar, 3: vector (xyz per node)
+};
+
+// Named arrays of the nodes of `box` (whole-grid coordinates), held by the solver: valid until its
+// next call. A field not asked for (or not on this rank) has no entry.
+struct FieldSet {
+  struct Array {
+    std::string name;
+    int components = 1;
+    const float* values = nullptr;
+  };
+  NodeBox box;
+  std::vector<Array> arrays;
+  const float* values(const std::string& name) const {
+    for (const Array& array : arrays)
+      if (array.name == name) return array.values;
+    return nullptr;
+  }
+};
+
+// An array the writer computes from a host FieldSet (physical units beside lattice units), owned.
+struct DerivedArray {
+  std::string name;
+  int components = 1;
+  std::vector<float> values;
+};
+
+// A CSV the run writes every `every` steps (0: none), one row a time from diagnostics(): the
+// first column is the step (written as an integer), the others numbers.
+struct DiagnosticsLog {
+  std::string fileName;
+  Index every = 0;
+  std::vector<std::string> columns;
+};
+
+class Simulation {
+public:
+  virtual ~Simulation() = default;
+
+  // One line for the start of a run: the model, the grid, the parameters that matter.
+  virtual std::string describe() const = 0;
+  virtual exec::Backend backend() const = 0;
+  // The whole grid, in nodes (all ranks together).
+  virtual const Extent& extent() const = 0;
+  virtual const std::vector<FieldInfo>& fields() const = 0;
+
+  virtual Index step() const = 0;
+  // Collective over the ranks of a run.
+  virtual void advance(Index steps) = 0;
+
+  // Collective. Host copies of the named fields of the whole grid on rank 0 (box = the whole
+  // grid); other ranks get an empty set.
+  virtual const FieldSet& fetchFields(const std::vector<std::string>& names) = 0;
+  // Collective. This rank's piece of the named fields on the host, as ParaView takes pieces of a
+  // uniform grid (Catalyst, .pvti): owned nodes plus, on each axis where another piece follows, its
+  // first layer of nodes. One rank: the whole grid.
+  virtual const FieldSet& pieceFields(const std::vector<std::string>& names) = 0;
+  // Every rank's piece box (pieceFields().box) in rank order, without communication.
+  virtual std::vector<NodeBox> pieceBoxes() const { return {NodeBox::of(extent())}; }
+  // One rank only: the named fields where the solver lives (device memory on CUDA), computed for
+  // the current state, for work done there (isosurfaces, tracers).
+  virtual const FieldSet& workingFields(const std::vector<std::string>& names) = 0;
+
+  virtual int rank() const { return 0; }
+  virtual int ranks() const { return 1; }
+
+  // The solver's CSV (forces on obstacles, the dendrite's tip...) and a row of it for the
+  // current state. Collective; the row is meaningful on rank 0.
+  virtual DiagnosticsLog diagnosticsLog() const { return {}; }
+  virtual std::vector<double> diagnostics() { return {}; }
+
+  // Nodes where tracers stop (obstacles), one byte a node of the whole grid, host memory; null: none.
+  virtual const std::vector<std::uint8_t>* solidMask() const { return nullptr; }
+
+  // For output files: arrays in physical units derived from lattice ones (run on the writer
+  // thread, from `fields` as fetched), and one-value metadata of a step (scales, time).
+  virtual std::vector<DerivedArray> physicalArrays(const FieldSet& fields) const {
+    (void)fields;
+    return {};
+  }
+  virtual std::vector<std::pair<std::string, double>> fileMetadata(Index step) const {
+    (void)step;
+    return {};
+  }
+  // The time a step stands for in outputs (TIMESTEP_VALUES of series, Catalyst's time).
+  virtual double timeOf(Index step) const { return static_cast<double>(step); }
+};
+
+// Names of a solver's fields with `components` values a node.
+inline std::vector<std::string> fieldNames(const std::vector<FieldInfo>& fields, int components = 0) {
+  std::vector<std::string> names;
+  for (const FieldInfo& field : fields)
+    if (components == 0 || field.components == components) names.push_back(field.name);
+  return names;
+}
+inline const FieldInfo* findField(const std::vector<FieldInfo>& fields, const std::string& name) {
+  for (const FieldInfo& field : fields)
+    if (field.name == name) return &field;
+  return nullptr;
+}
+
+}  // namespace octoflow::sim

@@ -1,0 +1,24 @@
+#include "sim/SolverRegistry.hpp"
+
+#include "lbm/LbmCase.hpp"
+#include "phasefield/PhaseFieldCase.hpp"
+
+namespace octoflow::sim {
+
+const std::vector<SolverEntry>& solvers() {
+  static const std::vector<SolverEntry> entries = {
+      {"lbm", "uniform lattice Boltzmann (D2Q9/D3Q19/D3Q27)", {"lbm", "units", "boundary", "obstacle", "forces"},
+       &lbm::parseLbmCase},
+      {"phasefield", "phase-field dendritic solidification (Kobayashi model, pure Ni)", {"phasefield", "diagnostics"},
+       &phasefield::parsePhaseFieldCase},
+  };
+  return entries;
+}
+
+const SolverEntry* findSolver(const std::string& name) {
+  for (const SolverEntry& entry : solvers())
+    if (name == entry.name) return &entry;
+  return nullptr;
+}
+
+}  // namespace octoflow::sim
