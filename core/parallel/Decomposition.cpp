@@ -100,4 +100,29 @@ lbm::UniformSolverConfig pieceConfig(const lbm::UniformSolverConfig& whole, cons
   return config;
 }
 
+NodeBox pieceBox(const Piece& piece) {
+  NodeBox box;
+  Index size[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    box.lo[axis] = piece.lo[axis];
+    size[axis] = piece.owned(axis) + (piece.coords[axis] + 1 < piece.dims[axis] ? 1 : 0);
+  }
+  box.size = Extent{size[0], size[1], size[2]};
+  return box;
+}
+
+// The owned nodes' values of a local array (perNode values a node, node-major), in node order.
+std::vector<float> ownedValues(const Piece& piece, const float* local, int perNode) {
+  const Extent e = piece.localExtent();
+  std::vector<float> owned;
+  owned.reserve(static_cast<std::size_t>(piece.owned(0) * piece.owned(1) * piece.owned(2)) * perNode);
+  for (Index k = piece.ownedBegin(2); k < piece.ownedEnd(2); ++k)
+    for (Index j = piece.ownedBegin(1); j < piece.ownedEnd(1); ++j)
+      for (Index i = piece.ownedBegin(0); i < piece.ownedEnd(0); ++i) {
+        const float* values = local + e.linear(i, j, k) * perNode;
+        owned.insert(owned.end(), values, values + perNode);
+      }
+  return owned;
+}
+
 }  // namespace octoflow::parallel

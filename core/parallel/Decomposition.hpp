@@ -3,6 +3,7 @@
 // where it keeps ghost layers of its neighbours' nodes, and the solver configuration of a piece.
 // No MPI here: the arithmetic is the same for every rank and testable alone.
 #include <array>
+#include <vector>
 
 #include "common/Extent.hpp"
 #include "lbm/UniformSolver.hpp"
@@ -36,6 +37,14 @@ std::array<int, 3> chooseDims(const Extent& whole, int ranks);
 // Throws an InputError (mpirun -np) when a cut axis leaves a piece fewer than 2 nodes.
 Piece makePiece(const Extent& whole, unsigned periodicAxes, const std::array<int, 3>& dims,
                 const std::array<int, 3>& coords);
+
+// The box of a piece's nodes handed to ParaView (Catalyst pieces, .pvti): owned nodes plus the
+// next piece's first layer along every axis where one follows (not across a periodic wrap), so
+// neighbouring pieces share a layer and no cell is missing between them. Whole-grid coordinates.
+NodeBox pieceBox(const Piece& piece);
+
+// The owned nodes' values of a piece's local array (perNode values a node, node-major), in node order.
+std::vector<float> ownedValues(const Piece& piece, const float* local, int perNode);
 
 // The solver configuration of a piece: its extent with ghost layers, the whole grid's faces where
 // the piece touches them (faces bordering ghost layers given as periodic), its part of the

@@ -8,56 +8,18 @@
 #include <exception>
 #include <string>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // Open MPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
 #endif
 
 #include "common/Error.hpp"
+#include "parallel/MpiSupport.hpp"
 
 namespace octoflow::parallel {
 
+using namespace detail;
+
 namespace {
-void check(int status, const char* call) {
-  if (status != MPI_SUCCESS) throw Error(std::string("MPI error in ") + call);
-}
-
-// This rank's place among the ranks of its host, and how many they are: ranks of a host share its
-// GPUs round-robin, and its cores. `hostOfRank`: for every rank, the lowest rank on its host.
-struct HostPlace {
-  int rank = 0;
-  int ranks = 1;
-  std::vector<int> hostOfRank;
-};
-HostPlace placeOnHost(MPI_Comm communicator) {
-  MPI_Comm host;
-  check(MPI_Comm_split_type(communicator, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
-  HostPlace place;
-  MPI_Comm_rank(host, &place.rank);
-  MPI_Comm_size(host, &place.ranks);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(communicator, &rank);
-  MPI_Comm_size(communicator, &ranks);
-  int lowest = rank;
-  check(MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, host), "MPI_Allreduce");
-  MPI_Comm_free(&host);
-  place.hostOfRank.resize(ranks);
-  check(MPI_Allgather(&lowest, 1, MPI_INT, place.hostOfRank.data(), 1, MPI_INT, communicator), "MPI_Allgather");
-  return place;
-}
-
-// CPU ranks of one host split its cores, unless OMP_NUM_THREADS says otherwise.
-void shareCores(const HostPlace& place) {
-#ifdef _OPENMP
-  if (std::getenv("OMP_NUM_THREADS") || place.ranks <= 1) return;
-  omp_set_num_threads(std::max(1, omp_get_num_procs() / place.ranks));
-#else
-  (void)place;
-#endif
-}
 
 // Whether MPI can read and write device memory itself (CUDA-aware Open MPI): then halos go from
 // device buffer to device buffer (over NVLink between GPUs of a host). OCTOFLOW_GPU_AWARE_MPI=0
@@ -72,40 +34,6 @@ bool gpuAwareMpi() {
 #endif
 }
 
-// Gathers `units` units (each `unitSize` values of T, MPI type `unitType`) from every rank to
-// rank 0: there the units in rank order and each rank's offset in units; elsewhere empty.
-template <class T>
-std::vector<T> gatherUnits(MPI_Comm communicator, bool root, int ranks, const T* values, int units, int unitSize,
-                           MPI_Datatype unitType, std::vector<int>& offsets) {
-  std::vector<int> counts(root ? ranks : 0);
-  offsets.assign(root ? ranks : 0, 0);
-  check(MPI_Gather(&units, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, communicator), "MPI_Gather");
-  std::vector<T> gathered;
-  if (root) {
-    int total = 0;
-    for (int r = 0; r < ranks; ++r) {
-      offsets[r] = total;
-      total += counts[r];
-    }
-    gathered.resize(static_cast<std::size_t>(total) * unitSize);
-  }
-  check(MPI_Gatherv(values, units, unitType, gathered.data(), counts.data(), offsets.data(), unitType, 0, communicator),
-        "MPI_Gatherv");
-  return gathered;
-}
-
-// A contiguous MPI type of `count` values of `type`, freed with the object.
-struct ContiguousType {
-  MPI_Datatype type;
-  ContiguousType(int count, MPI_Datatype of) {
-    check(MPI_Type_contiguous(count, of, &type), "MPI_Type_contiguous");
-    MPI_Type_commit(&type);
-  }
-  ~ContiguousType() { MPI_Type_free(&type); }
-  ContiguousType(const ContiguousType&) = delete;
-  ContiguousType& operator=(const ContiguousType&) = delete;
-};
-
 // Whether ranks of a host copy halos into each other's GPU memory (CUDA IPC); OCTOFLOW_CUDA_IPC=0
 // sends them through MPI instead.
 bool cudaIpcWanted() {
@@ -116,12 +44,6 @@ bool cudaIpcWanted() {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Whether every rank says yes (collective).
-bool everyRank(MPI_Comm communicator, bool yes) {
-  int mine = yes ? 1 : 0, all = 0;
-  check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, communicator), "MPI_Allreduce");
-  return all == 1;
-}
 }  // namespace
 
 DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSolverConfig& whole,
@@ -381,42 +303,12 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
 }
 
 void DistributedSolver::gatherOwned(const std::vector<float>& owned, int perNode, std::vector<float>& whole) {
-  // Counted in nodes of `perNode` floats: the whole grid holds under 2^31 nodes (checked at start).
-  const ContiguousType node(perNode, MPI_FLOAT);
-  std::vector<int> offsets;
-  const std::vector<float> gathered = gatherUnits(communicator_, rank_ == 0, ranks_, owned.data(),
-                                                  static_cast<int>(owned.size() / perNode), perNode, node.type, offsets);
-  if (rank_ != 0) return;
-  whole.resize(static_cast<std::size_t>(nodeCount()) * perNode);
-  const Extent& e = whole_.extent;
-  for (int r = 0; r < ranks_; ++r) {
-    const Piece piece = pieceOf(r);
-    std::size_t at = static_cast<std::size_t>(offsets[r]) * perNode;
-    for (Index k = piece.lo[2]; k < piece.hi[2]; ++k)
-      for (Index j = piece.lo[1]; j < piece.hi[1]; ++j)
-        for (Index i = piece.lo[0]; i < piece.hi[0]; ++i) {
-          const std::size_t node = static_cast<std::size_t>(e.linear(i, j, k));
-          std::copy_n(gathered.begin() + at, perNode, whole.begin() + node * perNode);
-          at += perNode;
-        }
-  }
+  std::vector<Piece> pieces;
+  for (int r = 0; r < ranks_; ++r) pieces.push_back(pieceOf(r));
+  gatherOwnedNodes(communicator_, rank_ == 0, pieces, whole_.extent, owned, perNode, whole);
 }
 
 namespace {
-// The owned nodes' values of a local array (perNode values a node, node-major), in node order.
-std::vector<float> ownedValues(const Piece& piece, const float* local, int perNode) {
-  const Extent e = piece.localExtent();
-  std::vector<float> owned;
-  owned.reserve(static_cast<std::size_t>(piece.owned(0) * piece.owned(1) * piece.owned(2)) * perNode);
-  for (Index k = piece.ownedBegin(2); k < piece.ownedEnd(2); ++k)
-    for (Index j = piece.ownedBegin(1); j < piece.ownedEnd(1); ++j)
-      for (Index i = piece.ownedBegin(0); i < piece.ownedEnd(0); ++i) {
-        const float* values = local + e.linear(i, j, k) * perNode;
-        owned.insert(owned.end(), values, values + perNode);
-      }
-  return owned;
-}
-
 void toBuffer(const std::vector<float>& values, exec::Buffer<float>& buffer) {
   if (buffer.size() != values.size()) buffer = exec::Buffer<float>(exec::MemorySpace::Host, values.size());
   std::copy(values.begin(), values.end(), buffer.data());
@@ -437,31 +329,17 @@ const lbm::HostFields& DistributedSolver::fetchFields(bool wantDensity, bool wan
   return fields_;
 }
 
-namespace {
-// The box of a piece's nodes handed to ParaView: owned nodes plus the next piece's first layer
-// along every axis where one follows.
-NodeBox pieceBoxOf(const Piece& piece) {
-  NodeBox box;
-  Index size[3];
-  for (int axis = 0; axis < 3; ++axis) {
-    box.lo[axis] = piece.lo[axis];
-    size[axis] = piece.owned(axis) + (piece.coords[axis] + 1 < piece.dims[axis] ? 1 : 0);
-  }
-  box.size = Extent{size[0], size[1], size[2]};
-  return box;
-}
-}  // namespace
 
 std::vector<NodeBox> DistributedSolver::pieceBoxes() const {
   std::vector<NodeBox> boxes;
-  for (int r = 0; r < ranks_; ++r) boxes.push_back(pieceBoxOf(pieceOf(r)));
+  for (int r = 0; r < ranks_; ++r) boxes.push_back(pieceBox(pieceOf(r)));
   return boxes;
 }
 
 const DistributedSolver::PieceFields& DistributedSolver::pieceFields(bool wantDensity, bool wantVelocity) {
   const lbm::HostFields& local = local_->fetchFields(wantDensity, wantVelocity);
   const int perNode = (wantDensity ? 1 : 0) + (wantVelocity ? 3 : 0);
-  const NodeBox box = pieceBoxOf(piece_);
+  const NodeBox box = pieceBox(piece_);
   const Extent& size = box.size;
   // Density and velocity side by side per node while layers travel.
   std::vector<float> values(static_cast<std::size_t>(box.cellCount()) * perNode);

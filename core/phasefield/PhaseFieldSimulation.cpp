@@ -1,6 +1,7 @@
 #include "phasefield/PhaseFieldSimulation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "common/Error.hpp"
@@ -9,6 +10,8 @@
 
 #if OCTOFLOW_HAVE_MPI
 #include <mpi.h>
+
+#include "parallel/GridDistribution.hpp"
 #endif
 
 namespace octoflow::phasefield {
@@ -23,45 +26,105 @@ class PhaseFieldSimulation final : public sim::Simulation {
 public:
   PhaseFieldSimulation(const io::CaseDescription& description, const PhaseFieldCase& phaseFieldCase,
                        const sim::CreateOptions& options)
-      : description_(description), case_(phaseFieldCase), solver_(phaseFieldCase.config, options.backend) {
-    const auto count = static_cast<std::size_t>(solver_.nodeCount());
-    hostPhi_ = exec::Buffer<float>(exec::stagingSpace(options.backend), count);
-    hostTemperature_ = exec::Buffer<float>(exec::stagingSpace(options.backend), count);
+      : description_(description), case_(phaseFieldCase) {
+    PhaseFieldConfig config = phaseFieldCase.config;
+#if OCTOFLOW_HAVE_MPI
+    int ranks = 1;
+    if (options.overMpi) MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (ranks > 1) {
+      distribution_ = std::make_unique<parallel::GridDistribution>(MPI_COMM_WORLD, description.extent,
+                                                                   description.periodic, options.backend);
+      config.isPiece = true;
+      config.extent = distribution_->localExtent();
+      config.periodic = distribution_->localPeriodic();
+      config.owned = distribution_->ownedBox();
+      config.origin = distribution_->origin();
+      config.whole = description.extent;
+    }
+#endif
+    solver_ = std::make_unique<PhaseFieldSolver>(config, options.backend);
+#if OCTOFLOW_HAVE_MPI
+    if (distribution_)
+      solver_->setHaloExchange([this](float* phi, float* u) { distribution_->exchange({phi, u}); });
+#endif
+    const auto count = static_cast<std::size_t>(solver_->nodeCount());
+    for (auto& host : host_) host = exec::Buffer<float>(exec::stagingSpace(options.backend), count);
     workingTemperature_ = exec::Buffer<float>(exec::workingSpace(options.backend), count);
   }
 
-  std::string describe() const override { return case_.describe(); }
-  exec::Backend backend() const override { return solver_.backend(); }
+  std::string describe() const override {
+    std::string text = case_.describe();
+    if (ranks() > 1) text += "; " + std::to_string(ranks()) + " MPI ranks";
+    return text;
+  }
+  exec::Backend backend() const override { return solver_->backend(); }
   const Extent& extent() const override { return description_.extent; }
   const std::vector<sim::FieldInfo>& fields() const override { return case_.fields(); }
-  Index step() const override { return solver_.step(); }
-  void advance(Index steps) override { solver_.advance(steps); }
+  Index step() const override { return solver_->step(); }
+  void advance(Index steps) override { solver_->advance(steps); }
 
   const sim::FieldSet& fetchFields(const std::vector<std::string>& names) override {
     fields_ = {};
     fields_.box = NodeBox::of(extent());
-    const auto count = static_cast<std::size_t>(solver_.nodeCount());
-    if (asks(names, "phi")) {
-      hostPhi_.copyFrom(solver_.phi(), count);
-      fields_.arrays.push_back({"phi", 1, hostPhi_.data()});
-    }
-    if (asks(names, "temperature")) {
-      solver_.temperature(workingTemperature_.data(), case_.material.meltingTemperature, case_.latentOverCapacity());
-      hostTemperature_.copyFrom(workingTemperature_.data(), count);
-      fields_.arrays.push_back({"temperature", 1, hostTemperature_.data()});
+    for (int field = 0; field < 2; ++field) {
+      const char* name = kFieldNames[field];
+      if (!asks(names, name)) continue;
+      const float* local = localOnHost(field);
+#if OCTOFLOW_HAVE_MPI
+      if (distribution_) {
+        distribution_->gather(local, whole_[field]);
+        if (rank() == 0) fields_.arrays.push_back({name, 1, whole_[field].data()});
+        continue;
+      }
+#endif
+      fields_.arrays.push_back({name, 1, local});
     }
     return fields_;
   }
-  const sim::FieldSet& pieceFields(const std::vector<std::string>& names) override { return fetchFields(names); }
+
+  const sim::FieldSet& pieceFields(const std::vector<std::string>& names) override {
+#if OCTOFLOW_HAVE_MPI
+    if (distribution_) {
+      fields_ = {};
+      fields_.box = pieceBox(distribution_->piece());
+      for (int field = 0; field < 2; ++field) {
+        if (!asks(names, kFieldNames[field])) continue;
+        distribution_->copyPiece(localOnHost(field), piece_[field]);
+        fields_.arrays.push_back({kFieldNames[field], 1, piece_[field].data()});
+      }
+      return fields_;
+    }
+#endif
+    return fetchFields(names);
+  }
+
+  std::vector<NodeBox> pieceBoxes() const override {
+#if OCTOFLOW_HAVE_MPI
+    if (distribution_) return distribution_->pieceBoxes();
+#endif
+    return {NodeBox::of(extent())};
+  }
+
   const sim::FieldSet& workingFields(const std::vector<std::string>& names) override {
+    if (ranks() > 1) throw Error("working fields are those of one rank: gather the fields over several");
     fields_ = {};
     fields_.box = NodeBox::of(extent());
-    if (asks(names, "phi")) fields_.arrays.push_back({"phi", 1, solver_.phi()});
-    if (asks(names, "temperature")) {
-      solver_.temperature(workingTemperature_.data(), case_.material.meltingTemperature, case_.latentOverCapacity());
-      fields_.arrays.push_back({"temperature", 1, workingTemperature_.data()});
-    }
+    for (int field = 0; field < 2; ++field)
+      if (asks(names, kFieldNames[field])) fields_.arrays.push_back({kFieldNames[field], 1, working(field)});
     return fields_;
+  }
+
+  int rank() const override {
+#if OCTOFLOW_HAVE_MPI
+    if (distribution_) return distribution_->rank();
+#endif
+    return 0;
+  }
+  int ranks() const override {
+#if OCTOFLOW_HAVE_MPI
+    if (distribution_) return distribution_->ranks();
+#endif
+    return 1;
   }
 
   sim::DiagnosticsLog diagnosticsLog() const override {
@@ -75,9 +138,11 @@ public:
   }
 
   // SI: time in s, the interface area in m^2 (2D: its length in m), tips in m from the nucleus
-  // centre, the tip velocity in m/s since the last row (NaN in the first).
+  // centre, the tip velocity in m/s since the last row (NaN in the first). Measured on rank 0 from
+  // the gathered phi; other ranks return no row.
   std::vector<double> diagnostics() override {
     const sim::FieldSet& fields = fetchFields({"phi"});
+    if (rank() != 0) return {};
     const DendriteMetrics m =
         measureDendrite(fields.values("phi"), extent(), description_.dimensions, case_.config.nucleusCentre);
     const double dx = case_.dx, time = static_cast<double>(step()) * case_.dt;
@@ -97,10 +162,30 @@ public:
   }
 
 private:
+  static constexpr const char* kFieldNames[2] = {"phi", "temperature"};
+
+  // A field of this rank's grid in working memory: phi, or the temperature in K computed from u.
+  const float* working(int field) {
+    if (field == 0) return solver_->phi();
+    solver_->temperature(workingTemperature_.data(), case_.material.meltingTemperature, case_.latentOverCapacity());
+    return workingTemperature_.data();
+  }
+  // The same copied to the host (pinned on CUDA).
+  const float* localOnHost(int field) {
+    const auto count = static_cast<std::size_t>(solver_->nodeCount());
+    host_[field].copyFrom(working(field), count);
+    return host_[field].data();
+  }
+
   const io::CaseDescription& description_;
   const PhaseFieldCase& case_;
-  PhaseFieldSolver solver_;
-  exec::Buffer<float> hostPhi_, hostTemperature_, workingTemperature_;
+#if OCTOFLOW_HAVE_MPI
+  std::unique_ptr<parallel::GridDistribution> distribution_;
+#endif
+  std::unique_ptr<PhaseFieldSolver> solver_;
+  std::array<exec::Buffer<float>, 2> host_;  // this rank's grid on the host: phi, temperature
+  exec::Buffer<float> workingTemperature_;
+  std::array<std::vector<float>, 2> whole_, piece_;  // gathered (rank 0) and ParaView pieces
   sim::FieldSet fields_;
   double lastTime_ = -1.0, lastTipX_ = 0.0;
 };
@@ -110,16 +195,6 @@ private:
 std::unique_ptr<sim::Simulation> makePhaseFieldSimulation(const io::CaseDescription& description,
                                                           const PhaseFieldCase& phaseFieldCase,
                                                           const sim::CreateOptions& options) {
-#if OCTOFLOW_HAVE_MPI
-  if (options.overMpi) {
-    int ranks = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (ranks > 1)
-      throw InputError(description.sourcePath, "case.solver",
-                       "the phase-field solver runs on one rank in this version (run it without mpirun -np " +
-                           std::to_string(ranks) + ")");
-  }
-#endif
   return std::make_unique<PhaseFieldSimulation>(description, phaseFieldCase, options);
 }
 

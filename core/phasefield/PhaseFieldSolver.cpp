@@ -37,6 +37,11 @@ void finish(exec::Backend backend) {
 
 PhaseFieldSolver::PhaseFieldSolver(const PhaseFieldConfig& config, exec::Backend backend)
     : config_(config), backend_(backend) {
+  if (!config_.isPiece) {
+    config_.owned = NodeBox::of(config_.extent);
+    config_.whole = config_.extent;
+    config_.origin = {0, 0, 0};
+  }
   const auto count = static_cast<std::size_t>(config_.extent.cellCount());
   for (int n = 0; n < 2; ++n) {
     phi_[n] = exec::Buffer<float>(exec::workingSpace(backend_), count);
@@ -53,8 +58,10 @@ void PhaseFieldSolver::initialize() {
   for (Index k = 0; k < e.nz; ++k)
     for (Index j = 0; j < e.ny; ++j)
       for (Index i = 0; i < e.nx; ++i) {
-        const double dz = config_.dimensions == 3 ? k - c[2] : 0.0;
-        const double r = std::sqrt((i - c[0]) * (i - c[0]) + (j - c[1]) * (j - c[1]) + dz * dz);
+        const double x = static_cast<double>(config_.origin[0] + i) - c[0];
+        const double y = static_cast<double>(config_.origin[1] + j) - c[1];
+        const double z = config_.dimensions == 3 ? static_cast<double>(config_.origin[2] + k) - c[2] : 0.0;
+        const double r = std::sqrt(x * x + y * y + z * z);
         phi[static_cast<std::size_t>(e.linear(i, j, k))] =
             static_cast<float>(0.5 * (1.0 - std::tanh(config_.interfaceSharpness * (r - config_.nucleusRadius))));
       }
@@ -62,14 +69,16 @@ void PhaseFieldSolver::initialize() {
   phi_[0].copyFrom(phi.data(), phi.size());
   u_[0].copyFrom(u.data(), u.size());
   step_ = 0;
+  if (haloExchange_) haloExchange_(phi_[0].data(), u_[0].data());
 }
 
 void PhaseFieldSolver::advance(Index steps) {
   SweepArguments a;
   a.extent = config_.extent;
-  a.whole = config_.extent;
+  a.whole = config_.whole;
+  a.origin = config_.origin;
   a.periodic = config_.periodic;
-  a.box = NodeBox::of(config_.extent);
+  a.box = config_.owned;
   a.dimensions = config_.dimensions;
   a.coefficients = config_.coefficients;
   for (Index n = 0; n < steps; ++n) {
@@ -81,8 +90,14 @@ void PhaseFieldSolver::advance(Index steps) {
     sweep(backend_, a);
     current_ = 1 - current_;
     ++step_;
+    if (haloExchange_) haloExchange_(phi_[current_].data(), u_[current_].data());
   }
   finish(backend_);
+}
+
+void PhaseFieldSolver::setHaloExchange(std::function<void(float*, float*)> exchange) {
+  haloExchange_ = std::move(exchange);
+  if (haloExchange_) haloExchange_(phi_[current_].data(), u_[current_].data());
 }
 
 void PhaseFieldSolver::temperature(float* out, double meltingTemperature, double latentOverCapacity) const {

@@ -4,6 +4,7 @@
 // Knows nothing of files, VTK or Catalyst.
 #include <array>
 #include <cstdint>
+#include <functional>
 
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
@@ -13,9 +14,16 @@
 namespace octoflow::phasefield {
 
 struct PhaseFieldConfig {
-  Extent extent;
+  Extent extent;                                       // this grid: the whole grid, or a piece with ghost layers
   int dimensions = 3;
-  std::array<bool, 3> periodic{false, false, false};
+  std::array<bool, 3> periodic{false, false, false};  // axes that wrap within this grid
+  // A piece of a larger grid (MPI): the nodes it updates (local coordinates), the whole-grid
+  // coordinates of its node 0 and the whole grid (the nucleus and the noise are placed by whole-grid
+  // coordinates). Not a piece: the whole extent, origin 0.
+  bool isPiece = false;
+  NodeBox owned;
+  std::array<Index, 3> origin{0, 0, 0};
+  Extent whole;
   KobayashiStep coefficients;
   // Initial state: a spherical (2D: circular) nucleus in an undercooled melt.
   float initialU = -0.5f;                 // u = (T - Tm) C / L of the melt
@@ -27,6 +35,10 @@ struct PhaseFieldConfig {
 class PhaseFieldSolver {
 public:
   PhaseFieldSolver(const PhaseFieldConfig& config, exec::Backend backend);
+
+  // A piece's ghost layers are refilled by `exchange` (given the current phi and u, working
+  // memory) at once, after initialize() and after every step. Collective under MPI.
+  void setHaloExchange(std::function<void(float* phi, float* u)> exchange);
 
   // The nucleus: phi = (1 - tanh(sharpness (r - r0))) / 2, u = initialU everywhere. Step 0.
   void initialize();
@@ -46,6 +58,7 @@ private:
   PhaseFieldConfig config_;
   exec::Backend backend_;
   std::array<exec::Buffer<float>, 2> phi_, u_;
+  std::function<void(float*, float*)> haloExchange_;
   int current_ = 0;
   Index step_ = 0;
 };

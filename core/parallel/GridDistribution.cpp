@@ -1,0 +1,159 @@
+#include "parallel/GridDistribution.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "common/Error.hpp"
+#include "exec/cpu/CpuExecutor.hpp"
+#include "parallel/LayerCopy.hpp"
+#include "parallel/MpiSupport.hpp"
+
+namespace octoflow::parallel {
+
+using namespace detail;
+
+void copyLayerCpu(const LayerCopy& copy) { exec::CpuExecutor{}.parallelFor3(copy.box, copy); }
+
+GridDistribution::GridDistribution(MPI_Comm communicator, const Extent& whole, const std::array<bool, 3>& periodic,
+                                   exec::Backend backend)
+    : whole_(whole), periodic_(periodic), backend_(backend) {
+  check(MPI_Comm_size(communicator, &ranks_), "MPI_Comm_size");
+  const std::array<int, 3> dims = chooseDims(whole, ranks_);
+  int periods[3];
+  for (int axis = 0; axis < 3; ++axis) periods[axis] = periodic[static_cast<std::size_t>(axis)] ? 1 : 0;
+  check(MPI_Cart_create(communicator, 3, dims.data(), periods, 0, &communicator_), "MPI_Cart_create");
+  MPI_Comm_rank(communicator_, &rank_);
+  const bool cuda = backend_ == exec::Backend::Cuda;
+  const bool everyRankCuda = everyRank(communicator_, cuda);
+  const HostPlace host = placeOnHost(communicator_);  // collective: every rank calls it
+  if (cuda && !everyRankCuda)
+    throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
+                "give every rank a GPU)");
+  if (ranks_ > 1 && whole.cellCount() > INT_MAX)
+    throw Error("a grid of over 2^31 nodes cannot be gathered to rank 0; write it in pieces");
+  piece_ = pieceOf(rank_);
+  for (int axis = 0; axis < 3; ++axis)
+    check(MPI_Cart_shift(communicator_, axis, 1, &neighbour_[axis][0], &neighbour_[axis][1]), "MPI_Cart_shift");
+  if (cuda)
+    exec::useCudaDevice(host.rank);
+  else
+    shareCores(host);
+  // One buffer pair for the largest layer of all fields a step exchanges (phi and u: two).
+  const Extent local = localExtent();
+  const Index largest = std::max({local.ny * local.nz, local.nx * local.nz, local.nx * local.ny});
+  const auto capacity = static_cast<std::size_t>(2 * largest);
+  sendWorking_ = exec::Buffer<float>(exec::workingSpace(backend_), capacity);
+  receiveWorking_ = exec::Buffer<float>(exec::workingSpace(backend_), capacity);
+  if (cuda) {
+    sendHost_ = exec::Buffer<float>(exec::MemorySpace::Pinned, capacity);
+    receiveHost_ = exec::Buffer<float>(exec::MemorySpace::Pinned, capacity);
+  }
+}
+
+GridDistribution::~GridDistribution() {
+  if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
+}
+
+Piece GridDistribution::pieceOf(int rank) const {
+  std::array<int, 3> dims{}, coords{};
+  int periods[3];
+  check(MPI_Cart_get(communicator_, 3, dims.data(), periods, coords.data()), "MPI_Cart_get");
+  check(MPI_Cart_coords(communicator_, rank, 3, coords.data()), "MPI_Cart_coords");
+  unsigned periodicAxes = 0;
+  for (int axis = 0; axis < 3; ++axis)
+    if (periodic_[static_cast<std::size_t>(axis)]) periodicAxes |= 1u << axis;
+  return makePiece(whole_, periodicAxes, dims, coords);
+}
+
+NodeBox GridDistribution::ownedBox() const {
+  NodeBox box;
+  for (int axis = 0; axis < 3; ++axis) box.lo[axis] = piece_.ownedBegin(axis);
+  box.size = Extent{piece_.owned(0), piece_.owned(1), piece_.owned(2)};
+  return box;
+}
+
+std::array<Index, 3> GridDistribution::origin() const { return {piece_.origin(0), piece_.origin(1), piece_.origin(2)}; }
+
+std::array<bool, 3> GridDistribution::localPeriodic() const {
+  std::array<bool, 3> wraps{};
+  for (int axis = 0; axis < 3; ++axis)
+    wraps[static_cast<std::size_t>(axis)] = periodic_[static_cast<std::size_t>(axis)] && piece_.dims[axis] == 1;
+  return wraps;
+}
+
+void GridDistribution::copyLayer(float* field, float* buffer, const NodeBox& box, bool pack) const {
+  const LayerCopy copy{field, buffer, localExtent(), box, pack};
+#if OCTOFLOW_HAVE_CUDA
+  if (backend_ == exec::Backend::Cuda) return copyLayerCuda(copy);
+#endif
+  copyLayerCpu(copy);
+}
+
+void GridDistribution::exchange(const std::vector<float*>& fields) {
+  if (ranks_ == 1) return;
+  const Extent local = localExtent();
+  const bool cuda = backend_ == exec::Backend::Cuda;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (piece_.dims[axis] == 1) continue;
+    // A layer of the local grid at `index` along the axis, whole in the other axes.
+    const auto layer = [&](Index index) {
+      NodeBox box = NodeBox::of(local);
+      box.lo[axis] = index;
+      Index size[3] = {local.nx, local.ny, local.nz};
+      size[axis] = 1;
+      box.size = Extent{size[0], size[1], size[2]};
+      return box;
+    };
+    // Upward: the last owned layer to the piece above (its low ghost layer); downward: the first
+    // owned layer to the piece below (its high ghost layer).
+    for (int direction : {1, 0}) {
+      const NodeBox send = layer(direction == 1 ? piece_.ownedEnd(axis) - 1 : piece_.ownedBegin(axis));
+      const bool receives = direction == 1 ? piece_.ghostLow[axis] : piece_.ghostHigh[axis];
+      const NodeBox receive = layer(direction == 1 ? 0 : local.size(axis) - 1);
+      const Index count = send.cellCount();
+      const int to = neighbour_[axis][direction], from = neighbour_[axis][1 - direction];
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        if (to != MPI_PROC_NULL) copyLayer(fields[f], sendWorking_.data() + f * count, send, true);
+      const auto values = static_cast<std::size_t>(count) * fields.size();
+      float* sendBuffer = sendWorking_.data();
+      float* receiveBuffer = receiveWorking_.data();
+      if (cuda) {
+        if (to != MPI_PROC_NULL) exec::copyBytes(sendHost_.data(), sendWorking_.data(), values * sizeof(float));
+        sendBuffer = sendHost_.data();
+        receiveBuffer = receiveHost_.data();
+      }
+      check(MPI_Sendrecv(sendBuffer, static_cast<int>(values), MPI_FLOAT, to, axis, receiveBuffer,
+                         static_cast<int>(values), MPI_FLOAT, from, axis, communicator_, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+      if (!receives || from == MPI_PROC_NULL) continue;
+      if (cuda) exec::copyBytes(receiveWorking_.data(), receiveHost_.data(), values * sizeof(float));
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        copyLayer(fields[f], receiveWorking_.data() + f * count, receive, false);
+    }
+  }
+}
+
+void GridDistribution::gather(const float* local, std::vector<float>& whole) {
+  std::vector<Piece> pieces;
+  for (int r = 0; r < ranks_; ++r) pieces.push_back(pieceOf(r));
+  gatherOwnedNodes(communicator_, rank_ == 0, pieces, whole_, ownedValues(piece_, local, 1), 1, whole);
+}
+
+void GridDistribution::copyPiece(const float* local, std::vector<float>& values) const {
+  const NodeBox box = pieceBox(piece_);
+  const Extent e = localExtent();
+  values.resize(static_cast<std::size_t>(box.cellCount()));
+  for (Index k = 0; k < box.size.nz; ++k)
+    for (Index j = 0; j < box.size.ny; ++j)
+      for (Index i = 0; i < box.size.nx; ++i)
+        values[static_cast<std::size_t>(box.size.linear(i, j, k))] =
+            local[e.linear(i + piece_.ownedBegin(0), j + piece_.ownedBegin(1), k + piece_.ownedBegin(2))];
+}
+
+std::vector<NodeBox> GridDistribution::pieceBoxes() const {
+  std::vector<NodeBox> boxes;
+  for (int r = 0; r < ranks_; ++r) boxes.push_back(pieceBox(pieceOf(r)));
+  return boxes;
+}
+
+}  // namespace octoflow::parallel

@@ -1,0 +1,27 @@
+#pragma once
+// Copies between a box of nodes of a field and a packed buffer (x fastest), where the field lives:
+// the layers a halo exchange sends and receives (parallel/GridDistribution.hpp).
+#include "common/Extent.hpp"
+
+namespace octoflow::parallel {
+
+struct LayerCopy {
+  float* field = nullptr;   // the grid's array, `extent` nodes
+  float* buffer = nullptr;  // box.cellCount() values
+  Extent extent;
+  NodeBox box;
+  bool pack = true;  // field -> buffer; else buffer -> field
+  OCTO_HD void operator()(Index i, Index j, Index k) const {
+    const Index packed = (i - box.lo[0]) + box.size.nx * ((j - box.lo[1]) + box.size.ny * (k - box.lo[2]));
+    const Index node = extent.linear(i, j, k);
+    if (pack)
+      buffer[packed] = field[node];
+    else
+      field[node] = buffer[packed];
+  }
+};
+
+void copyLayerCpu(const LayerCopy& copy);
+void copyLayerCuda(const LayerCopy& copy);
+
+}  // namespace octoflow::parallel

@@ -1,0 +1,127 @@
+// The phase-field solver as a user runs it: files and columns, the stability check, and MPI ranks
+// giving byte-identical results to one rank (noise included).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "TestSupport.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using octoflow::testing::CommandResult;
+
+CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory, int ranks = 0) {
+  std::string launcher;
+#ifdef OCTOFLOW_MPIEXEC
+  if (ranks > 0)
+    launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(OCTOFLOW_MPIEXEC) +
+               "' --oversubscribe -np " + std::to_string(ranks) + " -x OMP_NUM_THREADS=1 ";
+#endif
+  return octoflow::testing::runCommand(launcher + "'" + std::string(OCTOFLOW_CLI_PATH) + "' " + arguments,
+                                       workingDirectory);
+}
+
+std::string contents(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+// A 3D crystal whose nucleus crosses the periodic y faces, with noise, the phi = 0.5 surface and
+// field files: every kind of ghost layer (cut no-flux axes, a cut periodic axis) is crossed.
+const char* kCase = R"([case]
+name = "crystal"
+solver = "phasefield"
+steps = 300
+[domain]
+size = [40, 36, 30]
+periodic = [false, true, false]
+[phasefield]
+noise = 0.025
+nucleus_radius = 5.0
+nucleus_centre = [12.0, 2.0, 14.0]
+[diagnostics]
+every = 100
+[surface]
+field = "phi"
+level = 0.5
+[output]
+every = 150
+)";
+
+class PhaseFieldCli : public octoflow::testing::ScratchFolderTest {
+protected:
+  void writeCase(const std::string& name, const std::string& text) { std::ofstream(directory_ / name) << text; }
+};
+
+}  // namespace
+
+TEST_F(PhaseFieldCli, RunWritesDendriteCsvAndFields) {
+  writeCase("crystal.toml", kCase);
+  const CommandResult run = runCli("run crystal.toml --backend cpu --output one", directory_);
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("solver phasefield"), std::string::npos) << run.output;
+  std::istringstream csv(contents(directory_ / "one" / "dendrite.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "step,time,solid_fraction,interface_area,tip_x,tip_y,tip_z,tip_velocity_x");
+  int rows = 0;
+  double previousFraction = 0.0;
+  while (std::getline(csv, line)) {
+    ++rows;
+    double step, time, fraction, area, tipX, tipY, tipZ;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &step, &time, &fraction, &area, &tipX, &tipY,
+                          &tipZ),
+              7)
+        << line;
+    EXPECT_EQ(step, 100.0 * rows);
+    EXPECT_NEAR(time, step * 2e-8 * 2e-8 / (7.5 * 1.55e-5), 1e-15);  // the default dt
+    EXPECT_GT(fraction, previousFraction) << "the crystal grows";
+    EXPECT_GT(tipX, 5.0 * 2e-8) << "past the nucleus radius";
+    previousFraction = fraction;
+  }
+  EXPECT_EQ(rows, 3);
+  const std::string field = contents(directory_ / "one" / "crystal_00000300.vti");
+  EXPECT_NE(field.find("Name=\"phi\""), std::string::npos);
+  EXPECT_NE(field.find("Name=\"temperature\""), std::string::npos);
+  EXPECT_NE(field.find("Name=\"dx_m\""), std::string::npos);
+  EXPECT_TRUE(fs::exists(directory_ / "one" / "surface_00000300.vtp"));
+}
+
+TEST_F(PhaseFieldCli, TooLargeATimeStepIsAnInputError) {
+  std::string text = kCase;
+  text.replace(text.find("noise = 0.025"), 13, "dt = 1e-11");
+  writeCase("fast.toml", text);
+  const CommandResult run = runCli("run fast.toml --backend cpu --output fast", directory_);
+  EXPECT_EQ(run.exitCode, 2) << run.output;
+  EXPECT_NE(run.output.find("fast.toml: phasefield.dt"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("stability limit 4.301e-12 s"), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(directory_ / "fast"));
+}
+
+#ifdef OCTOFLOW_MPIEXEC
+TEST_F(PhaseFieldCli, MpiRanksGiveByteIdenticalResults) {
+  writeCase("crystal.toml", kCase);
+  ASSERT_EQ(runCli("run crystal.toml --backend cpu --output one", directory_).exitCode, 0);
+  for (int ranks : {2, 4}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    const std::string folder = "ranks" + std::to_string(ranks);
+    const CommandResult run = runCli("run crystal.toml --backend cpu --output " + folder, directory_, ranks);
+    ASSERT_EQ(run.exitCode, 0) << run.output;
+    EXPECT_NE(run.output.find(std::to_string(ranks) + " MPI ranks"), std::string::npos) << run.output;
+    // Diagnostics and the surface are made on rank 0 from the gathered phi: byte for byte.
+    EXPECT_EQ(contents(directory_ / "one" / "dendrite.csv"), contents(directory_ / folder / "dendrite.csv"));
+    for (const char* surface : {"surface_00000150.vtp", "surface_00000300.vtp"})
+      EXPECT_EQ(contents(directory_ / "one" / surface), contents(directory_ / folder / surface)) << surface;
+    // The fields as pieces, one a rank.
+    EXPECT_TRUE(fs::exists(directory_ / folder / "crystal_00000300.pvti"));
+    EXPECT_TRUE(fs::exists(directory_ / folder / "crystal_00000300" /
+                           ("crystal_00000300_" + std::to_string(ranks - 1) + ".vti")));
+  }
+}
+#endif
