@@ -50,4 +50,30 @@ DendriteMetrics measureDendrite(const float* phi, const Extent& e, int dimension
   return m;
 }
 
+double karmaRappelFreeEnergy(const float* phi, const float* u, const Extent& e, int dimensions, double h,
+                             double anisotropy, double coupling) {
+  double energy = 0.0;
+#pragma omp parallel for collapse(2) reduction(+ : energy) schedule(static)
+  for (Index k = 0; k < e.nz; ++k)
+    for (Index j = 0; j < e.ny; ++j)
+      for (Index i = 0; i < e.nx; ++i) {
+        const auto psi = [&](Index x, Index y, Index z) {
+          x = std::clamp<Index>(x, 0, e.nx - 1);
+          y = std::clamp<Index>(y, 0, e.ny - 1);
+          z = std::clamp<Index>(z, 0, e.nz - 1);
+          return 2.0 * static_cast<double>(phi[e.linear(x, y, z)]) - 1.0;
+        };
+        const double gx = psi(i + 1, j, k) - psi(i - 1, j, k), gy = psi(i, j + 1, k) - psi(i, j - 1, k);
+        const double gz = dimensions == 3 ? psi(i, j, k + 1) - psi(i, j, k - 1) : 0.0;
+        const double g2 = gx * gx + gy * gy + gz * gz;
+        double a = 1.0;
+        if (g2 > 1e-20)
+          a = 1.0 - 3.0 * anisotropy + 4.0 * anisotropy * (gx * gx * gx * gx + gy * gy * gy * gy + gz * gz * gz * gz) / (g2 * g2);
+        const double p = psi(i, j, k), p2 = p * p, U = static_cast<double>(u[e.linear(i, j, k)]);
+        const double bulk = -0.5 * p2 + 0.25 * p2 * p2 + coupling * U * p * (1.0 - 2.0 * p2 / 3.0 + p2 * p2 / 5.0);
+        energy += 0.5 * a * a * g2 / (4.0 * h * h) + bulk;
+      }
+  return energy * std::pow(h, dimensions);
+}
+
 }  // namespace octoflow::phasefield

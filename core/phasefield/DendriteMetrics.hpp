@@ -21,4 +21,10 @@ struct DendriteMetrics {
 DendriteMetrics measureDendrite(const float* phi, const Extent& extent, int dimensions,
                                 const std::array<double, 3>& centre);
 
+// The Karma-Rappel free energy F = sum over nodes of h^d (W(n)^2 |grad psi|^2 / 2 + f(psi, U)),
+// f = -psi^2/2 + psi^4/4 + lambda U psi (1 - 2 psi^2 / 3 + psi^4 / 5), psi = 2 phi - 1 (centred
+// differences; dimensionless, W0 = 1): PFHub benchmark 3's free_energy.
+double karmaRappelFreeEnergy(const float* phi, const float* u, const Extent& extent, int dimensions, double h,
+                             double anisotropy, double coupling);
+
 }  // namespace octoflow::phasefield

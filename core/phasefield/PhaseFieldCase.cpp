@@ -1,5 +1,6 @@
 #include "phasefield/PhaseFieldCase.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -26,10 +27,25 @@ const std::vector<sim::FieldInfo>& PhaseFieldCase::fields() const {
 }
 
 std::string PhaseFieldCase::describe() const {
+  if (isKarmaRappel())
+    return model + " (dimensionless), dx " + number(dx) + " W0, dt " + number(dt) + " tau0, undercooling " +
+           number(-config.initialU) + ", D " + number(karmaRappel.diffusivity) + ", lambda " +
+           number(karmaRappel.coupling()) + ", anisotropy " + number(anisotropy) + ", noise " + number(noise) +
+           ", nucleus radius " + number(config.nucleusRadius) + " nodes";
   return model + " (pure Ni), dx " + number(dx) + " m, dt " + number(dt) + " s, undercooling " +
          number(-config.initialU) + " (T " + number(material.meltingTemperature + config.initialU * latentOverCapacity()) +
          " K), anisotropy " + number(anisotropy) + ", noise " + number(noise) + ", nucleus radius " +
          number(config.nucleusRadius) + " nodes";
+}
+
+PhaseFieldCase::OutputMap PhaseFieldCase::phiOutput() const {
+  const double range = config.solidPhi - config.liquidPhi;
+  return {1.0 / range, -config.liquidPhi / range};
+}
+
+PhaseFieldCase::OutputMap PhaseFieldCase::temperatureOutput() const {
+  if (isKarmaRappel()) return {1.0, 0.0};
+  return {latentOverCapacity(), material.meltingTemperature};
 }
 
 std::unique_ptr<sim::Simulation> PhaseFieldCase::create(const io::CaseDescription& description,
@@ -45,8 +61,9 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
   const toml::table& keys = table ? *table : empty;
   reader.checkKeys(keys, "phasefield",
                    {"model", "dx", "dt", "undercooling", "initial_temperature", "anisotropy", "noise", "noise_seed",
-                    "nucleus_radius", "nucleus_centre"});
-  c.model = reader.choice(table, "phasefield", "model", {"kobayashi"});
+                    "nucleus_radius", "nucleus_centre", "diffusivity"});
+  c.model = reader.choice(table, "phasefield", "model", {"kobayashi", "karma-rappel"});
+  const bool karmaRappel = c.model == "karma-rappel";
   const auto optionalPositive = [&](const char* key, double fallback) {
     const toml::node* node = keys.get(key);
     return node ? reader.positive(*node, std::string("phasefield.") + key) : fallback;
@@ -60,19 +77,19 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
                   "expected a number from 0 to " + number(upper) + ", got " + number(value));
     return value;
   };
-  c.dx = optionalPositive("dx", 2e-8);
+  const auto onlyFor = [&](const char* key, const char* model) {
+    if (keys.get(key) && c.model != model)
+      reader.fail(std::string("phasefield.") + key, std::string("applies to model \"") + model + "\" only");
+  };
+  onlyFor("initial_temperature", "kobayashi");
+  onlyFor("diffusivity", "karma-rappel");
+  c.dx = optionalPositive("dx", karmaRappel ? 0.4 : 2e-8);
   c.anisotropy = fraction("anisotropy", 0.05, 1.0 / 15.0);
-  c.noise = fraction("noise", 0.025, 1.0);
-  const StabilityLimits limits = kobayashiStability(c.material, c.dx, description.dimensions, c.anisotropy);
-  // Default: 0.8 of the limit (in 3D the heat equation's dx^2 / (7.5 kappa), as the seed's figures imply).
-  c.dt = optionalPositive("dt", 0.8 * limits.limit());
-  if (c.dt > limits.limit())
-    reader.fail("phasefield.dt", "dt = " + number(c.dt) + " s exceeds the explicit stability limit " +
-                                     number(limits.limit()) + " s at dx = " + number(c.dx) + " m (heat equation: " +
-                                     number(limits.heat) + " s, phase field: " + number(limits.phase) + " s)");
+  c.noise = fraction("noise", karmaRappel ? 0.0 : 0.025, 1.0);
+  c.karmaRappel.diffusivity = optionalPositive("diffusivity", c.karmaRappel.diffusivity);
   if (keys.get("undercooling") && keys.get("initial_temperature"))
     reader.fail("phasefield.initial_temperature", "give either undercooling or initial_temperature, not both");
-  double undercooling = fraction("undercooling", 0.5, 1.0);
+  double undercooling = fraction("undercooling", karmaRappel ? 0.3 : 0.5, 1.0);
   if (const toml::node* node = keys.get("initial_temperature")) {
     const double t = reader.positive(*node, "phasefield.initial_temperature");
     if (!(t < c.material.meltingTemperature))
@@ -84,6 +101,28 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
                                                         number(c.material.meltingTemperature - c.latentOverCapacity()) +
                                                         " K (undercooling (Tm - T) C / L at most 1)");
   }
+  // The explicit limit of both equations; the default dt is 0.8 of it (Kobayashi in 3D: the heat
+  // equation's dx^2 / (7.5 kappa), as the seed's figures imply).
+  double heatLimit = 0.0, phaseLimit = 0.0;
+  if (karmaRappel) {
+    const KarmaRappelStability limits =
+        karmaRappelStability(c.karmaRappel, c.dx, description.dimensions, c.anisotropy, undercooling);
+    heatLimit = limits.heat;
+    phaseLimit = limits.phase;
+  } else {
+    const StabilityLimits limits = kobayashiStability(c.material, c.dx, description.dimensions, c.anisotropy);
+    heatLimit = limits.heat;
+    phaseLimit = limits.phase;
+  }
+  const double limit = std::min(heatLimit, phaseLimit);
+  const char* timeUnit = karmaRappel ? " tau0" : " s";
+  const char* lengthUnit = karmaRappel ? " W0" : " m";
+  c.dt = optionalPositive("dt", 0.8 * limit);
+  if (c.dt > limit)
+    reader.fail("phasefield.dt", "dt = " + number(c.dt) + timeUnit + " exceeds the explicit stability limit " +
+                                     number(limit) + timeUnit + " at dx = " + number(c.dx) + lengthUnit +
+                                     " (heat equation: " + number(heatLimit) + timeUnit +
+                                     ", phase field: " + number(phaseLimit) + timeUnit + ")");
   std::uint64_t seed = 1;
   if (const toml::node* node = keys.get("noise_seed")) {
     const Index value = reader.integer(*node, "phasefield.noise_seed");
@@ -94,10 +133,19 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
   config.extent = description.extent;
   config.dimensions = description.dimensions;
   config.periodic = description.periodic;
-  config.coefficients = kobayashiStep(c.material, c.dx, c.dt, c.anisotropy, c.noise, seed);
   config.initialU = static_cast<float>(-undercooling);
-  config.interfaceSharpness =
-      std::sqrt(2.0 * c.material.barrierHeight()) * c.dx / (2.0 * std::sqrt(c.material.epsilonBarSquared()));
+  if (karmaRappel) {
+    config.model = PhaseFieldModel::KarmaRappel;
+    config.karmaRappel = karmaRappelStep(c.karmaRappel, c.dx, c.dt, c.anisotropy, c.noise, seed);
+    config.liquidPhi = -1.0f;
+    config.solidPhi = 1.0f;
+    config.interfaceSharpness = c.dx / std::sqrt(2.0);  // psi = -tanh(r / (sqrt 2 W0))
+  } else {
+    config.model = PhaseFieldModel::Kobayashi;
+    config.kobayashi = kobayashiStep(c.material, c.dx, c.dt, c.anisotropy, c.noise, seed);
+    config.interfaceSharpness =
+        std::sqrt(2.0 * c.material.barrierHeight()) * c.dx / (2.0 * std::sqrt(c.material.epsilonBarSquared()));
+  }
   config.nucleusRadius = optionalPositive("nucleus_radius", 4.0);
   for (int axis = 0; axis < 3; ++axis)
     config.nucleusCentre[static_cast<std::size_t>(axis)] =
@@ -106,8 +154,10 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
     config.nucleusCentre = io::point(reader, keys, "phasefield", "nucleus_centre", description.dimensions);
     for (int axis = 0; axis < description.dimensions; ++axis) {
       const double x = config.nucleusCentre[static_cast<std::size_t>(axis)];
-      if (!(x >= 0.0 && x <= static_cast<double>(description.extent.size(axis) - 1)))
-        reader.fail("phasefield.nucleus_centre", "lies outside the domain (nodes 0 to size - 1 on each axis)");
+      if (!(x >= -0.5 && x <= static_cast<double>(description.extent.size(axis)) - 0.5))
+        reader.fail("phasefield.nucleus_centre",
+                    "lies outside the domain (nodes -0.5 to size - 0.5 on each axis: the faces lie half a spacing "
+                    "beyond the outermost nodes)");
     }
   }
   if (const toml::table* diagnostics = reader.table("diagnostics", false)) {

@@ -4,7 +4,12 @@
 
 namespace octoflow::phasefield {
 
-void kobayashiSweepCpu(const SweepArguments& arguments) { runKobayashiSweep(exec::CpuExecutor{}, arguments); }
+void phaseFieldSweepCpu(const SweepArguments& arguments) {
+  withModel(arguments, [&](auto dimensions, const auto& model) {
+    using Model = std::decay_t<decltype(model)>;
+    exec::CpuExecutor{}.parallelFor3(arguments.box, PhaseFieldSweep<decltype(dimensions)::value, Model>{arguments, model});
+  });
+}
 
 void affineMapCpu(const AffineMap& map, Index count) { exec::CpuExecutor{}.parallelFor(count, map); }
 

@@ -49,7 +49,10 @@ public:
 #endif
     const auto count = static_cast<std::size_t>(solver_->nodeCount());
     for (auto& host : host_) host = exec::Buffer<float>(exec::stagingSpace(options.backend), count);
-    workingTemperature_ = exec::Buffer<float>(exec::workingSpace(options.backend), count);
+    for (int field = 0; field < 2; ++field) {
+      const PhaseFieldCase::OutputMap map = field == 0 ? case_.phiOutput() : case_.temperatureOutput();
+      if (!map.identity()) mapped_[field] = exec::Buffer<float>(exec::workingSpace(options.backend), count);
+    }
   }
 
   std::string describe() const override {
@@ -134,14 +137,17 @@ public:
     log.columns = {"step", "time", "solid_fraction", "interface_area", "tip_x", "tip_y"};
     if (description_.dimensions == 3) log.columns.push_back("tip_z");
     log.columns.push_back("tip_velocity_x");
+    if (case_.isKarmaRappel()) log.columns.push_back("free_energy");
     return log;
   }
 
-  // SI: time in s, the interface area in m^2 (2D: its length in m), tips in m from the nucleus
-  // centre, the tip velocity in m/s since the last row (NaN in the first). Measured on rank 0 from
-  // the gathered phi; other ranks return no row.
+  // Kobayashi in SI: time in s, the interface area in m^2 (2D: its length in m), tips in m from the
+  // nucleus centre, the tip velocity in m/s since the last row (NaN in the first); Karma-Rappel in
+  // W0 and tau0, with the free energy. Measured on rank 0 from the gathered fields; other ranks
+  // return no row.
   std::vector<double> diagnostics() override {
-    const sim::FieldSet& fields = fetchFields({"phi"});
+    const sim::FieldSet& fields =
+        case_.isKarmaRappel() ? fetchFields({"phi", "temperature"}) : fetchFields({"phi"});
     if (rank() != 0) return {};
     const DendriteMetrics m =
         measureDendrite(fields.values("phi"), extent(), description_.dimensions, case_.config.nucleusCentre);
@@ -154,21 +160,32 @@ public:
                                m.interfaceArea * std::pow(dx, description_.dimensions - 1), tipX, m.tip[1] * dx};
     if (description_.dimensions == 3) row.push_back(m.tip[2] * dx);
     row.push_back(velocity);
+    if (case_.isKarmaRappel())
+      row.push_back(karmaRappelFreeEnergy(fields.values("phi"), fields.values("temperature"), extent(),
+                                          description_.dimensions, dx, case_.anisotropy,
+                                          case_.karmaRappel.coupling()));
     return row;
   }
 
   std::vector<std::pair<std::string, double>> fileMetadata(Index step) const override {
-    return {{"dx_m", case_.dx}, {"dt_s", case_.dt}, {"time_s", static_cast<double>(step) * case_.dt}};
+    const double time = static_cast<double>(step) * case_.dt;
+    if (case_.isKarmaRappel()) return {{"dx_W0", case_.dx}, {"dt_tau0", case_.dt}, {"time_tau0", time}};
+    return {{"dx_m", case_.dx}, {"dt_s", case_.dt}, {"time_s", time}};
   }
 
 private:
   static constexpr const char* kFieldNames[2] = {"phi", "temperature"};
 
-  // A field of this rank's grid in working memory: phi, or the temperature in K computed from u.
+  // A field of this rank's grid in working memory: phi (0 to 1), or the temperature, mapped from
+  // the model's variables where they differ.
   const float* working(int field) {
-    if (field == 0) return solver_->phi();
-    solver_->temperature(workingTemperature_.data(), case_.material.meltingTemperature, case_.latentOverCapacity());
-    return workingTemperature_.data();
+    const PhaseFieldCase::OutputMap map = field == 0 ? case_.phiOutput() : case_.temperatureOutput();
+    if (map.identity()) return field == 0 ? solver_->phi() : solver_->u();
+    if (field == 0)
+      solver_->mapPhi(mapped_[0].data(), map.scale, map.offset);
+    else
+      solver_->mapU(mapped_[1].data(), map.scale, map.offset);
+    return mapped_[static_cast<std::size_t>(field)].data();
   }
   // The same copied to the host (pinned on CUDA).
   const float* localOnHost(int field) {
@@ -184,7 +201,7 @@ private:
 #endif
   std::unique_ptr<PhaseFieldSolver> solver_;
   std::array<exec::Buffer<float>, 2> host_;  // this rank's grid on the host: phi, temperature
-  exec::Buffer<float> workingTemperature_;
+  std::array<exec::Buffer<float>, 2> mapped_;  // the output fields in working memory, where they are mapped
   std::array<std::vector<float>, 2> whole_, piece_;  // gathered (rank 0) and ParaView pieces
   sim::FieldSet fields_;
   double lastTime_ = -1.0, lastTipX_ = 0.0;

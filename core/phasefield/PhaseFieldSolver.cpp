@@ -12,10 +12,10 @@ namespace {
 // The backend's execution of a sweep and a map (CUDA calls return once the work is queued).
 void sweep(exec::Backend backend, const SweepArguments& arguments) {
 #if OCTOFLOW_HAVE_CUDA
-  if (backend == exec::Backend::Cuda) return kobayashiSweepCuda(arguments);
+  if (backend == exec::Backend::Cuda) return phaseFieldSweepCuda(arguments);
 #endif
   (void)backend;
-  kobayashiSweepCpu(arguments);
+  phaseFieldSweepCpu(arguments);
 }
 
 void map(exec::Backend backend, const AffineMap& affine, Index count) {
@@ -62,8 +62,9 @@ void PhaseFieldSolver::initialize() {
         const double y = static_cast<double>(config_.origin[1] + j) - c[1];
         const double z = config_.dimensions == 3 ? static_cast<double>(config_.origin[2] + k) - c[2] : 0.0;
         const double r = std::sqrt(x * x + y * y + z * z);
+        const double solid = 0.5 * (1.0 - std::tanh(config_.interfaceSharpness * (r - config_.nucleusRadius)));
         phi[static_cast<std::size_t>(e.linear(i, j, k))] =
-            static_cast<float>(0.5 * (1.0 - std::tanh(config_.interfaceSharpness * (r - config_.nucleusRadius))));
+            static_cast<float>(config_.liquidPhi + (config_.solidPhi - config_.liquidPhi) * solid);
       }
   current_ = 0;
   phi_[0].copyFrom(phi.data(), phi.size());
@@ -76,11 +77,15 @@ void PhaseFieldSolver::advance(Index steps) {
   SweepArguments a;
   a.extent = config_.extent;
   a.whole = config_.whole;
-  a.origin = config_.origin;
-  a.periodic = config_.periodic;
+  for (int axis = 0; axis < 3; ++axis) {
+    a.periodic[axis] = config_.periodic[static_cast<std::size_t>(axis)];
+    a.origin[axis] = config_.origin[static_cast<std::size_t>(axis)];
+  }
   a.box = config_.owned;
   a.dimensions = config_.dimensions;
-  a.coefficients = config_.coefficients;
+  a.model = config_.model;
+  a.kobayashi = config_.kobayashi;
+  a.karmaRappel = config_.karmaRappel;
   for (Index n = 0; n < steps; ++n) {
     a.step = static_cast<std::uint64_t>(step_);
     a.phi = phi_[current_].data();
@@ -100,9 +105,13 @@ void PhaseFieldSolver::setHaloExchange(std::function<void(float*, float*)> excha
   if (haloExchange_) haloExchange_(phi_[current_].data(), u_[current_].data());
 }
 
-void PhaseFieldSolver::temperature(float* out, double meltingTemperature, double latentOverCapacity) const {
-  const AffineMap affine{u(), out, static_cast<float>(latentOverCapacity), static_cast<float>(meltingTemperature)};
-  map(backend_, affine, nodeCount());
+void PhaseFieldSolver::mapPhi(float* out, double scale, double offset) const {
+  map(backend_, AffineMap{phi(), out, static_cast<float>(scale), static_cast<float>(offset)}, nodeCount());
+  finish(backend_);
+}
+
+void PhaseFieldSolver::mapU(float* out, double scale, double offset) const {
+  map(backend_, AffineMap{u(), out, static_cast<float>(scale), static_cast<float>(offset)}, nodeCount());
   finish(backend_);
 }
 

@@ -9,7 +9,7 @@
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
 #include "exec/Memory.hpp"
-#include "phasefield/KobayashiModel.hpp"
+#include "phasefield/PhaseFieldSweep.hpp"
 
 namespace octoflow::phasefield {
 
@@ -24,12 +24,15 @@ struct PhaseFieldConfig {
   NodeBox owned;
   std::array<Index, 3> origin{0, 0, 0};
   Extent whole;
-  KobayashiStep coefficients;
+  PhaseFieldModel model = PhaseFieldModel::Kobayashi;
+  KobayashiStep kobayashi;  // the coefficients of the model in use
+  KarmaRappelStep karmaRappel;
+  float liquidPhi = 0.0f, solidPhi = 1.0f;  // the model's phi in the melt and the crystal (Karma-Rappel: -1, 1)
   // Initial state: a spherical (2D: circular) nucleus in an undercooled melt.
-  float initialU = -0.5f;                 // u = (T - Tm) C / L of the melt
+  float initialU = -0.5f;                 // the melt's dimensionless temperature (Kobayashi: (T - Tm) C / L)
   double nucleusRadius = 4.0;             // nodes
   std::array<double, 3> nucleusCentre{};  // nodes
-  double interfaceSharpness = 0.5;        // sqrt(2W) dx / (2 epsBar): the tanh profile's slope, per node
+  double interfaceSharpness = 0.5;        // the equilibrium tanh profile's slope, per node
 };
 
 class PhaseFieldSolver {
@@ -40,7 +43,8 @@ public:
   // memory) at once, after initialize() and after every step. Collective under MPI.
   void setHaloExchange(std::function<void(float* phi, float* u)> exchange);
 
-  // The nucleus: phi = (1 - tanh(sharpness (r - r0))) / 2, u = initialU everywhere. Step 0.
+  // The nucleus: phi = liquid + (solid - liquid) (1 - tanh(sharpness (r - r0))) / 2, u = initialU
+  // everywhere. Step 0.
   void initialize();
   void advance(Index steps);
   Index step() const { return step_; }
@@ -50,8 +54,10 @@ public:
   // The current fields in working memory (device memory on CUDA), valid until the next advance.
   const float* phi() const { return phi_[current_].data(); }
   const float* u() const { return u_[current_].data(); }
-  // Temperature in K of the current state into `out` (working memory, nodeCount values).
-  void temperature(float* out, double meltingTemperature, double latentOverCapacity) const;
+  // offset + scale * field of the current phi or u into `out` (working memory, nodeCount values):
+  // the output fields (phi from 0 to 1, the temperature in K).
+  void mapPhi(float* out, double scale, double offset) const;
+  void mapU(float* out, double scale, double offset) const;
   Index nodeCount() const { return config_.extent.cellCount(); }
 
 private:
