@@ -59,7 +59,7 @@ TEST(PhaseFieldParity, CudaMatchesTheCpuReferenceIn2D) {
 
 TEST(PhaseFieldParity, KarmaRappelCudaMatchesTheCpuReferenceIn3DAnd2D) {
   OCTO_SKIP_WITHOUT_GPU();
-  const std::string karmaRappel = "model = \"karma-rappel\"\ndx = 0.8\nnoise = 0.01\n";
+  const std::string karmaRappel = "model = \"karma-rappel\"\ndx = 0.8\n";
   expectParity("[48, 40, 36]", karmaRappel);
   expectParity("[200, 120]", karmaRappel);
 }

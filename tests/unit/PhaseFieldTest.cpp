@@ -2,6 +2,7 @@
 // errors, the dendrite measurements on analytic fields.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -181,4 +182,78 @@ TEST(DendriteMetrics, DiscAndSphereOfKnownSize) {
   EXPECT_NEAR(s.tip[2], 8.0, 0.01);
   const double area = 4.0 * 3.14159265 * (64.0 + 3.14159265 * 3.14159265 * 2.25 / 12.0);
   EXPECT_NEAR(s.interfaceArea, area, 0.01 * area);
+}
+
+TEST(KarmaRappelModel, CaseDefaultsAreTheBenchmarks) {
+  const io::CaseDescription d = io::parseCase(std::string(kCase) + "model = \"karma-rappel\"\n", "bm3.toml");
+  const PhaseFieldCase& c = phaseFieldCaseOf(d);
+  EXPECT_TRUE(c.isKarmaRappel());
+  EXPECT_DOUBLE_EQ(c.dx, 0.4);                                 // W0
+  EXPECT_NEAR(c.dt, 0.8 * 0.4 * 0.4 / (4 * 10.0), 1e-15);      // 0.8 of the heat limit dx^2 / (4 D)
+  EXPECT_NEAR(c.karmaRappel.coupling(), 15.9566, 1e-4);        // lambda = D / 0.6267
+  EXPECT_FLOAT_EQ(c.config.initialU, -0.3f);                   // Delta = -0.3
+  EXPECT_EQ(c.noise, 0.0);
+  EXPECT_EQ(c.config.liquidPhi, -1.0f);
+  EXPECT_EQ(c.config.solidPhi, 1.0f);
+  // Output phi = (psi + 1) / 2; the temperature is U itself.
+  EXPECT_DOUBLE_EQ(c.phiOutput().scale, 0.5);
+  EXPECT_DOUBLE_EQ(c.phiOutput().offset, 0.5);
+  EXPECT_TRUE(c.temperatureOutput().identity());
+  const KarmaRappelStep& s = c.config.karmaRappel;
+  EXPECT_FLOAT_EQ(s.heatFactor, 10.0f * 0.0032f / 0.16f);
+  EXPECT_FLOAT_EQ(s.gradientFactor, 1.0f / 0.16f);
+}
+
+TEST(KarmaRappelModel, BadInputNamesTheKey) {
+  const std::string base = std::string(kCase) + "model = \"karma-rappel\"\n";
+  const std::string tooLarge = errorOf(base + "dt = 0.01\n");
+  EXPECT_NE(tooLarge.find("phasefield.dt"), std::string::npos) << tooLarge;
+  EXPECT_NE(tooLarge.find("stability limit 0.004 tau0"), std::string::npos) << tooLarge;
+  EXPECT_NE(errorOf(base + "initial_temperature = 1600.0\n").find("applies to model \"kobayashi\" only"),
+            std::string::npos);
+  EXPECT_NE(errorOf(std::string(kCase) + "diffusivity = 4.0\n").find("phasefield.diffusivity"), std::string::npos);
+  EXPECT_NE(errorOf(base + "diffusivity = -1.0\n").find("phasefield.diffusivity"), std::string::npos);
+}
+
+TEST(KarmaRappelModel, PointUpdateFollowsTheEquations) {
+  KarmaRappelStep s = karmaRappelStep(KarmaRappelParameters{}, 0.5, 0.001, 0.05, 0.0, 1);
+  NodeState node{};
+  node.phi = 0.2f;
+  node.divergence = 0.3f;
+  node.u = -0.3f;
+  node.uLaplacian = 0.02f;
+  node.gradient[0] = 1.0f;  // the normal along x: a = 1 + eps4, tau = (1 + eps4)^2
+  float psi = 0.0f, u = 0.0f;
+  s.update(node, psi, u);
+  const double q = 1.0 - 0.04, lambda = 10.0 / 0.6267;
+  const double force = 0.3 / 0.25 + (0.2 + lambda * 0.3 * q) * q;
+  const double expected = 0.2 + 0.001 * force / (1.05 * 1.05);
+  EXPECT_NEAR(psi, expected, 2e-7);
+  // The latent heat is half the change of psi: U - psi / 2 moves by the diffusion alone.
+  EXPECT_NEAR(u - 0.5f * psi, (-0.3 + 10.0 * 0.001 / 0.25 * 0.02) - 0.5 * 0.2, 1e-7);
+  // Along a diagonal of the plane a = 1 - eps4.
+  EXPECT_NEAR(anisotropyFactor(1.0f, 1.0f, 0.0f, 0.05f), 0.95f, 1e-7f);
+  EXPECT_EQ(anisotropyFactor(0.0f, 0.0f, 0.0f, 0.05f), 1.0f);  // flat: isotropic
+}
+
+TEST(KarmaRappelModel, FreeEnergyOfTheUndercooledMelt) {
+  // psi = -1, U = -0.3: f = -1/2 + 1/4 + lambda (-0.3)(-1)(1 - 2/3 + 1/5) = -1/4 + 0.16 lambda
+  // = 2.30306 per unit area, the constant in the benchmark's free energy (2.1225e6 over 960^2).
+  const Extent e{20, 10, 1};
+  std::vector<float> phi(static_cast<std::size_t>(e.cellCount()), 0.0f), u(phi.size(), -0.3f);
+  const double lambda = 10.0 / 0.6267, h = 0.4;
+  const double expected = (-0.25 + 0.16 * lambda) * 20 * 10 * h * h;
+  EXPECT_NEAR(karmaRappelFreeEnergy(phi.data(), u.data(), e, 2, h, 0.05, lambda), expected, 1e-7 * expected);  // U = -0.3f in FP32
+  // A gradient adds W^2 |grad psi|^2 / 2: psi from -1 to 1 over x (a = 1 + eps4 along x).
+  for (Index i = 0; i < e.nx; ++i)
+    for (Index j = 0; j < e.ny; ++j) phi[static_cast<std::size_t>(e.linear(i, j, 0))] = static_cast<float>(i) / 19.0f;
+  std::fill(u.begin(), u.end(), 0.0f);
+  double bulk = 0.0, gradient = 0.0;
+  for (Index i = 0; i < e.nx; ++i) {
+    const double p = 2.0 * i / 19.0 - 1.0, p2 = p * p;
+    bulk += (-0.5 * p2 + 0.25 * p2 * p2) * e.ny;
+    const double slope = (i == 0 || i == e.nx - 1 ? 1.0 : 2.0) * (2.0 / 19.0) / (2.0 * h);  // clamped ends: half
+    gradient += 0.5 * 1.05 * 1.05 * slope * slope * e.ny;
+  }
+  EXPECT_NEAR(karmaRappelFreeEnergy(phi.data(), u.data(), e, 2, h, 0.05, lambda), (bulk + gradient) * h * h, 1e-6);
 }

@@ -104,3 +104,48 @@ TEST(Dendrite, EnthalpyIsConservedInAClosedBox) {
   RecordProperty("mean_enthalpy_drift", std::to_string(drift));
   std::printf("mean enthalpy drift over 10000 steps: %.3e (of L/C)\n", drift);
 }
+
+TEST(Dendrite, KarmaRappelCrystalKeepsFourFoldSymmetryAndConservesEnthalpy) {
+  // The benchmark's model, noise-free, in a closed 64^2 box: mirror and transpose symmetry to
+  // rounding (as for Kobayashi), and the enthalpy U - psi / 2 (the latent heat is half the change
+  // of psi) constant: 4,000 steps, bound 4000 * 2^-24 as above.
+  const io::CaseDescription d =
+      dendriteCase("[64, 64]", "model = \"karma-rappel\"\ndx = 0.8\nnucleus_radius = 6.0\n");
+  PhaseFieldSolver solver(phaseFieldCaseOf(d).config, exec::Backend::Cpu);
+  const Extent& e = solver.config().extent;
+  const Index n = solver.nodeCount();
+  const auto enthalpy = [&] {
+    double sum = 0.0;
+    for (Index i = 0; i < n; ++i) sum += static_cast<double>(solver.u()[i]) - 0.5 * solver.phi()[i];
+    return sum / static_cast<double>(n);
+  };
+  const double before = enthalpy();
+  const auto solid = [&] {
+    double sum = 0.0;
+    for (Index i = 0; i < n; ++i) sum += 0.5 * (solver.phi()[i] + 1.0);
+    return sum;
+  };
+  const double solidBefore = solid();
+  solver.advance(4000);
+  EXPECT_GT(solid(), 3.0 * solidBefore);
+  const double drift = std::fabs(enthalpy() - before);
+  EXPECT_LT(drift, 4000.0 * std::ldexp(1.0, -24));
+  std::vector<float> psi(solver.phi(), solver.phi() + e.cellCount());
+  double worst = 0.0;
+  for (Index j = 0; j < e.ny; ++j)
+    for (Index i = 0; i < e.nx; ++i) {
+      const float v = at(psi, e, i, j, 0);
+      worst = std::max({worst, std::fabs(v - at(psi, e, e.nx - 1 - i, j, 0)),
+                        std::fabs(v - at(psi, e, i, e.ny - 1 - j, 0)), std::fabs(v - at(psi, e, j, i, 0))});
+    }
+  EXPECT_LE(worst, 2e-6);  // psi spans [-1, 1]: twice the bound on phi
+  std::vector<float> phi(psi.size());
+  for (std::size_t i = 0; i < psi.size(); ++i) phi[i] = 0.5f * (psi[i] + 1.0f);
+  const double axis = measureDendrite(phi.data(), e, 2, {31.5, 31.5, 0.0}).tip[0];
+  Index diagonalNode = 32;
+  while (diagonalNode + 1 < e.nx && at(phi, e, diagonalNode + 1, diagonalNode + 1, 0) >= 0.5) ++diagonalNode;
+  const double diagonal = (diagonalNode - 31.5) * std::sqrt(2.0);
+  std::printf("karma-rappel after 4000 steps: tip %.2f nodes along x, %.2f along the diagonal; enthalpy drift %.3e\n",
+              axis, diagonal, drift);
+  EXPECT_GT(axis, diagonal + 1.0);
+}
