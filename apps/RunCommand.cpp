@@ -223,7 +223,8 @@ int runCase(const RunOptions& options) {
 #if OCTOFLOW_HAVE_PARAVIEW
     publishPieces();
 #endif
-    if (step > 0 && isMultiple(step, diagnosticsEvery)) {
+    // Diagnostics rows at multiples of their `every` and at the last step.
+    if (step > 0 && diagnosticsEvery > 0 && (isMultiple(step, diagnosticsEvery) || step == totalSteps)) {
       const std::vector<double> row = simulation->diagnostics();
       if (root) diagnostics->write(row);
     }

@@ -37,7 +37,7 @@ void expectParity(const std::string& size, const std::string& keys = "") {
     worstU = std::max(worstU, static_cast<double>(std::fabs(u[n] - cpu.u()[n])));
     grown += cpu.phi()[n] - config.liquidPhi;
   }
-  std::printf("%s %s: max |phi_cuda - phi_cpu| = %.3e, max |u_cuda - u_cpu| = %.3e\n", size.c_str(), keys.c_str(), worstPhi, worstU);
+  std::printf("%s %s: max |phi_cuda - phi_cpu| = %.3e, max |u_cuda - u_cpu| = %.3e\n", size.c_str(), phaseFieldCaseOf(d).model.c_str(), worstPhi, worstU);
   EXPECT_GT(grown, 500.0);  // a crystal is there
   // The two compilers contract multiply-adds differently (nvcc fuses, g++ at -O3 without -ffp-contract
   // does not), a few ulps a step; 500 steps of a stable scheme keep that near 1e-5. Bound 1e-4.
