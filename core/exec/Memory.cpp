@@ -97,6 +97,27 @@ void copyBytes(void* destination, const void* source, std::size_t bytes) {
   std::memcpy(destination, source, bytes);
 }
 
+void copyBytesOn(void* stream, void* destination, const void* source, std::size_t bytes) {
+  if (bytes == 0) return;
+#if OCTOFLOW_HAVE_CUDA
+  static const bool haveDevice = !cudaDevices().empty();
+  if (haveDevice) {
+    OCTO_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+    return;
+  }
+#endif
+  (void)stream;
+  std::memcpy(destination, source, bytes);
+}
+
+void synchronizeStream(void* stream) {
+#if OCTOFLOW_HAVE_CUDA
+  static const bool haveDevice = !cudaDevices().empty();
+  if (haveDevice) OCTO_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+#endif
+  (void)stream;
+}
+
 void fillZero(MemorySpace space, void* pointer, std::size_t bytes) {
   if (bytes == 0) return;
   if (space != MemorySpace::Device) {

@@ -18,6 +18,10 @@ void* allocateBytes(MemorySpace space, std::size_t bytes);
 void releaseBytes(MemorySpace space, void* pointer) noexcept;
 // Copies between any two spaces (unified addressing decides the direction on CUDA).
 void copyBytes(void* destination, const void* source, std::size_t bytes);
+// The same queued on a CUDA stream (a cudaStream_t; null: the default stream), in order with its
+// kernels; without a device, a plain copy. synchronizeStream waits for a stream's work.
+void copyBytesOn(void* stream, void* destination, const void* source, std::size_t bytes);
+void synchronizeStream(void* stream);
 void fillZero(MemorySpace space, void* pointer, std::size_t bytes);
 
 // Device memory that another process of the host opens (CUDA IPC), so that the two copy between

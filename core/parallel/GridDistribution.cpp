@@ -81,15 +81,16 @@ std::array<bool, 3> GridDistribution::localPeriodic() const {
   return wraps;
 }
 
-void GridDistribution::copyLayer(float* field, float* buffer, const NodeBox& box, bool pack) const {
+void GridDistribution::copyLayer(float* field, float* buffer, const NodeBox& box, bool pack, void* stream) const {
   const LayerCopy copy{field, buffer, localExtent(), box, pack};
 #if OCTOFLOW_HAVE_CUDA
-  if (backend_ == exec::Backend::Cuda) return copyLayerCuda(copy);
+  if (backend_ == exec::Backend::Cuda) return copyLayerCuda(copy, stream);
 #endif
+  (void)stream;
   copyLayerCpu(copy);
 }
 
-void GridDistribution::exchange(const std::vector<float*>& fields) {
+void GridDistribution::exchange(const std::vector<float*>& fields, void* stream) {
   if (ranks_ == 1) return;
   const Extent local = localExtent();
   const bool cuda = backend_ == exec::Backend::Cuda;
@@ -113,12 +114,13 @@ void GridDistribution::exchange(const std::vector<float*>& fields) {
       const Index count = send.cellCount();
       const int to = neighbour_[axis][direction], from = neighbour_[axis][1 - direction];
       for (std::size_t f = 0; f < fields.size(); ++f)
-        if (to != MPI_PROC_NULL) copyLayer(fields[f], sendWorking_.data() + f * count, send, true);
+        if (to != MPI_PROC_NULL) copyLayer(fields[f], sendWorking_.data() + f * count, send, true, stream);
       const auto values = static_cast<std::size_t>(count) * fields.size();
       float* sendBuffer = sendWorking_.data();
       float* receiveBuffer = receiveWorking_.data();
       if (cuda) {
-        if (to != MPI_PROC_NULL) exec::copyBytes(sendHost_.data(), sendWorking_.data(), values * sizeof(float));
+        if (to != MPI_PROC_NULL) exec::copyBytesOn(stream, sendHost_.data(), sendWorking_.data(), values * sizeof(float));
+        exec::synchronizeStream(stream);  // sent, and the last receive unpacked: the buffers are free
         sendBuffer = sendHost_.data();
         receiveBuffer = receiveHost_.data();
       }
@@ -126,9 +128,9 @@ void GridDistribution::exchange(const std::vector<float*>& fields) {
                          static_cast<int>(values), MPI_FLOAT, from, axis, communicator_, MPI_STATUS_IGNORE),
             "MPI_Sendrecv");
       if (!receives || from == MPI_PROC_NULL) continue;
-      if (cuda) exec::copyBytes(receiveWorking_.data(), receiveHost_.data(), values * sizeof(float));
+      if (cuda) exec::copyBytesOn(stream, receiveWorking_.data(), receiveHost_.data(), values * sizeof(float));
       for (std::size_t f = 0; f < fields.size(); ++f)
-        copyLayer(fields[f], receiveWorking_.data() + f * count, receive, false);
+        copyLayer(fields[f], receiveWorking_.data() + f * count, receive, false, stream);
     }
   }
 }

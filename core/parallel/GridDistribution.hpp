@@ -39,7 +39,10 @@ public:
   std::array<bool, 3> localPeriodic() const;
 
   // Collective. Refills the ghost layers of `fields` (working memory, localExtent() nodes each).
-  void exchange(const std::vector<float*>& fields);
+  // On CUDA the copies are queued on `stream` (a cudaStream_t; null: the default stream), which is
+  // synchronised only where MPI needs the data: the last layers may still be landing on return,
+  // in order with later work on that stream.
+  void exchange(const std::vector<float*>& fields, void* stream = nullptr);
   // Collective. The owned nodes of a local host array to rank 0, in whole-grid order (`whole`
   // resized there, untouched elsewhere).
   void gather(const float* local, std::vector<float>& whole);
@@ -50,7 +53,7 @@ public:
 
 private:
   Piece pieceOf(int rank) const;
-  void copyLayer(float* field, float* buffer, const NodeBox& box, bool pack) const;
+  void copyLayer(float* field, float* buffer, const NodeBox& box, bool pack, void* stream) const;
 
   MPI_Comm communicator_ = MPI_COMM_NULL;  // Cartesian
   int rank_ = 0, ranks_ = 1;

@@ -22,6 +22,6 @@ struct LayerCopy {
 };
 
 void copyLayerCpu(const LayerCopy& copy);
-void copyLayerCuda(const LayerCopy& copy);
+void copyLayerCuda(const LayerCopy& copy, void* stream);  // queued on a cudaStream_t (null: the default stream)
 
 }  // namespace octoflow::parallel

@@ -4,6 +4,8 @@
 
 namespace octoflow::parallel {
 
-void copyLayerCuda(const LayerCopy& copy) { exec::CudaExecutor{}.parallelFor3(copy.box, copy); }
+void copyLayerCuda(const LayerCopy& copy, void* stream) {
+  exec::CudaExecutor{static_cast<cudaStream_t>(stream)}.parallelFor3(copy.box, copy);
+}
 
 }  // namespace octoflow::parallel

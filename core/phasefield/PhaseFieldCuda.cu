@@ -179,6 +179,18 @@ void phaseFieldSweepCuda(const SweepArguments& arguments, void* stream) {
   OCTO_CUDA_CHECK(cudaGetLastError());
 }
 
+struct SweepQueues::Queues {
+  exec::CudaQueues queues;
+};
+SweepQueues::SweepQueues() : queues_(new Queues) {}
+SweepQueues::~SweepQueues() { delete queues_; }
+void* SweepQueues::halo() const { return queues_->queues.halo.stream; }
+void SweepQueues::join() {
+  queues_->queues.haloAfterCompute();
+  queues_->queues.computeAfterHalo();
+}
+void SweepQueues::synchronize() { queues_->queues.synchronize(); }
+
 void affineMapCuda(const AffineMap& map, Index count) { exec::CudaExecutor{}.parallelFor(count, map); }
 
 void synchronizeCuda() { OCTO_CUDA_CHECK(cudaDeviceSynchronize()); }

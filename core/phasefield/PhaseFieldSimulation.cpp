@@ -45,7 +45,8 @@ public:
     solver_ = std::make_unique<PhaseFieldSolver>(config, options.backend);
 #if OCTOFLOW_HAVE_MPI
     if (distribution_)
-      solver_->setHaloExchange([this](float* phi, float* u) { distribution_->exchange({phi, u}); });
+      solver_->setHaloExchange(
+          [this](float* phi, float* u, void* stream) { distribution_->exchange({phi, u}, stream); });
 #endif
     const auto count = static_cast<std::size_t>(solver_->nodeCount());
     for (auto& host : host_) host = exec::Buffer<float>(exec::stagingSpace(options.backend), count);

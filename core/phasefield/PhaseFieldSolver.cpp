@@ -10,10 +10,11 @@ namespace octoflow::phasefield {
 namespace {
 
 // The backend's execution of a sweep and a map (CUDA calls return once the work is queued).
-void sweep(exec::Backend backend, const SweepArguments& arguments) {
+void sweep(exec::Backend backend, const SweepArguments& arguments, void* stream = nullptr) {
 #if OCTOFLOW_HAVE_CUDA
-  if (backend == exec::Backend::Cuda) return phaseFieldSweepCuda(arguments);
+  if (backend == exec::Backend::Cuda) return phaseFieldSweepCuda(arguments, stream);
 #endif
+  (void)stream;
   (void)backend;
   phaseFieldSweepCpu(arguments);
 }
@@ -31,6 +32,29 @@ void finish(exec::Backend backend) {
   if (backend == exec::Backend::Cuda) synchronizeCuda();
 #endif
   (void)backend;
+}
+
+// The owned nodes next to ghost layers (one layer thick, disjoint boxes: x faces, then y, then z,
+// each taken from what the previous ones left), and what remains.
+void splitOwnedBox(const NodeBox& owned, const Extent& extent, std::vector<NodeBox>& layers, NodeBox& interior) {
+  interior = owned;
+  for (int axis = 0; axis < 3; ++axis) {
+    const Index n = extent.size(axis);
+    Index size[3] = {interior.size.nx, interior.size.ny, interior.size.nz};
+    const bool ghostBelow = owned.lo[axis] > 0, ghostAbove = owned.lo[axis] + size[axis] < n;
+    for (const bool below : {true, false}) {
+      if (!(below ? ghostBelow : ghostAbove) || size[axis] == 0) continue;
+      NodeBox layer = interior;
+      Index layerSize[3] = {size[0], size[1], size[2]};
+      layerSize[axis] = 1;
+      if (!below) layer.lo[axis] = interior.lo[axis] + size[axis] - 1;
+      layer.size = Extent{layerSize[0], layerSize[1], layerSize[2]};
+      layers.push_back(layer);
+      if (below) ++interior.lo[axis];
+      --size[axis];
+      interior.size = Extent{size[0], size[1], size[2]};
+    }
+  }
 }
 
 }  // namespace
@@ -70,7 +94,7 @@ void PhaseFieldSolver::initialize() {
   phi_[0].copyFrom(phi.data(), phi.size());
   u_[0].copyFrom(u.data(), u.size());
   step_ = 0;
-  if (haloExchange_) haloExchange_(phi_[0].data(), u_[0].data());
+  if (haloExchange_) haloExchange_(phi_[0].data(), u_[0].data(), nullptr);
 }
 
 void PhaseFieldSolver::advance(Index steps) {
@@ -92,17 +116,38 @@ void PhaseFieldSolver::advance(Index steps) {
     a.u = u_[current_].data();
     a.phiNext = phi_[1 - current_].data();
     a.uNext = u_[1 - current_].data();
+    void* haloStream = nullptr;
+#if OCTOFLOW_HAVE_CUDA
+    if (queues_) {
+      // Boundary layers first on the halo stream, the interior beside them and the halo copies.
+      queues_->join();
+      haloStream = queues_->halo();
+      for (const NodeBox& layer : boundaryLayers_) {
+        a.box = layer;
+        sweep(backend_, a, haloStream);
+      }
+      a.box = interior_;
+    }
+#endif
     sweep(backend_, a);
     current_ = 1 - current_;
     ++step_;
-    if (haloExchange_) haloExchange_(phi_[current_].data(), u_[current_].data());
+    if (haloExchange_) haloExchange_(phi_[current_].data(), u_[current_].data(), haloStream);
   }
+#if OCTOFLOW_HAVE_CUDA
+  if (queues_) queues_->synchronize();
+#endif
   finish(backend_);
 }
 
-void PhaseFieldSolver::setHaloExchange(std::function<void(float*, float*)> exchange) {
+void PhaseFieldSolver::setHaloExchange(HaloExchange exchange) {
   haloExchange_ = std::move(exchange);
-  if (haloExchange_) haloExchange_(phi_[current_].data(), u_[current_].data());
+  boundaryLayers_.clear();
+  splitOwnedBox(config_.owned, config_.extent, boundaryLayers_, interior_);
+#if OCTOFLOW_HAVE_CUDA
+  if (haloExchange_ && backend_ == exec::Backend::Cuda && !queues_) queues_ = std::make_unique<SweepQueues>();
+#endif
+  if (haloExchange_) haloExchange_(phi_[current_].data(), u_[current_].data(), nullptr);
 }
 
 void PhaseFieldSolver::mapPhi(float* out, double scale, double offset) const {

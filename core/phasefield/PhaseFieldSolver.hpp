@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <vector>
 
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
@@ -40,8 +42,12 @@ public:
   PhaseFieldSolver(const PhaseFieldConfig& config, exec::Backend backend);
 
   // A piece's ghost layers are refilled by `exchange` (given the current phi and u, working
-  // memory) at once, after initialize() and after every step. Collective under MPI.
-  void setHaloExchange(std::function<void(float* phi, float* u)> exchange);
+  // memory, and the CUDA stream to queue copies on; null: the default stream) at once, after
+  // initialize() and after every step. Collective under MPI. On CUDA a step then sweeps the
+  // piece's boundary layers first, on the halo stream that `exchange` gets, and its interior on
+  // the default stream while the halos move.
+  using HaloExchange = std::function<void(float* phi, float* u, void* stream)>;
+  void setHaloExchange(HaloExchange exchange);
 
   // The nucleus: phi = liquid + (solid - liquid) (1 - tanh(sharpness (r - r0))) / 2, u = initialU
   // everywhere. Step 0.
@@ -64,7 +70,12 @@ private:
   PhaseFieldConfig config_;
   exec::Backend backend_;
   std::array<exec::Buffer<float>, 2> phi_, u_;
-  std::function<void(float*, float*)> haloExchange_;
+  HaloExchange haloExchange_;
+  std::vector<NodeBox> boundaryLayers_;  // of the owned box, next to ghost layers
+  NodeBox interior_;                     // the owned box less those layers
+#if OCTOFLOW_HAVE_CUDA
+  std::unique_ptr<SweepQueues> queues_;  // a piece on CUDA
+#endif
   int current_ = 0;
   Index step_ = 0;
 };

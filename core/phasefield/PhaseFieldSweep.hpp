@@ -111,6 +111,24 @@ void phaseFieldSweepCpu(const SweepArguments& arguments);
 // Queued on `stream` (a cudaStream_t; null: the default stream).
 void phaseFieldSweepCuda(const SweepArguments& arguments, void* stream = nullptr);
 void affineMapCpu(const AffineMap& map, Index count);
+
+// The two CUDA queues of a piece's steps (exec::CudaQueues): the default stream sweeps the
+// interior while a non-blocking stream of the highest priority sweeps the boundary layers and
+// moves the halos.
+class SweepQueues {
+public:
+  SweepQueues();
+  ~SweepQueues();
+  SweepQueues(const SweepQueues&) = delete;
+  SweepQueues& operator=(const SweepQueues&) = delete;
+  void* halo() const;  // its cudaStream_t
+  void join();         // work queued on either from now on starts after the work queued on both so far
+  void synchronize();
+
+private:
+  struct Queues;
+  Queues* queues_;
+};
 void affineMapCuda(const AffineMap& map, Index count);
 void synchronizeCuda();
 
