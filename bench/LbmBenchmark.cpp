@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "BenchTiming.hpp"
 #include "BenchmarkCommands.hpp"
 #include "common/Error.hpp"
 #include "exec/CopyBandwidth.hpp"
@@ -23,56 +24,27 @@
 namespace octoflow::bench {
 
 namespace {
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-int worldRanks() {
-  int ranks = 1;
-#if OCTOFLOW_HAVE_MPI
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-#endif
-  return ranks;
-}
-
-// Warm-up, then a timed run of about a second (unless told); every rank steps alike and the
-// clock stops when the slowest is done.
-// `haloTimes` reads the solver's halo exchange times (DistributedSolver::HaloTimes), if any.
+// The timed run (BenchTiming.hpp); `haloTimes` reads the solver's halo exchange times
+// (DistributedSolver::HaloTimes), if any, around the timed steps.
 template <class Solver, class HaloTimes = std::nullptr_t>
 void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& result, HaloTimes haloTimes = nullptr) {
-  const auto barrier = [] {
-#if OCTOFLOW_HAVE_MPI
-    MPI_Barrier(MPI_COMM_WORLD);
-#endif
-  };
-  barrier();
-  auto start = std::chrono::steady_clock::now();
-  solver.advance(2);
-  barrier();
-  const double perStep = std::max(secondsSince(start) / 2.0, 1e-6);
-  long long steps = requestedSteps > 0 ? requestedSteps : std::clamp<long long>(static_cast<long long>(1.0 / perStep), 4, 10000);
-  steps += steps % 2;  // an even count: the layout the run started from
-#if OCTOFLOW_HAVE_MPI
-  MPI_Bcast(&steps, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-#endif
-  barrier();
-  start = std::chrono::steady_clock::now();
-  if constexpr (!std::is_same_v<HaloTimes, std::nullptr_t>) {
-    const auto before = haloTimes();
-    solver.advance(steps);
-    const auto after = haloTimes();
-    result.haloSecondsPerStep = (after.total - before.total) / steps;
-    result.haloWaitSecondsPerStep = (after.waitingForCopies - before.waitingForCopies) / steps;
-    result.haloMpiSecondsPerStep = (after.inMpi - before.inMpi) / steps;
-  } else {
-    solver.advance(steps);
-  }
-  barrier();
-  result.seconds = secondsSince(start);
-#if OCTOFLOW_HAVE_MPI
-  MPI_Bcast(&result.seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-#endif
-  result.steps = steps;
+  // The last call is the timed one: its halo times stay.
+  const TimedSteps timed = bench::timeSteps(
+      [&](long long steps) {
+        if constexpr (!std::is_same_v<HaloTimes, std::nullptr_t>) {
+          const auto before = haloTimes();
+          solver.advance(steps);
+          const auto after = haloTimes();
+          result.haloSecondsPerStep = (after.total - before.total) / steps;
+          result.haloWaitSecondsPerStep = (after.waitingForCopies - before.waitingForCopies) / steps;
+          result.haloMpiSecondsPerStep = (after.inMpi - before.inMpi) / steps;
+        } else {
+          solver.advance(steps);
+        }
+      },
+      requestedSteps, true, 10000);
+  result.steps = timed.steps;
+  result.seconds = timed.seconds;
 }
 }  // namespace
 

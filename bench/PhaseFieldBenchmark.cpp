@@ -8,12 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "BenchTiming.hpp"
 #include "BenchmarkCommands.hpp"
 #include "common/Error.hpp"
 #include "exec/CopyBandwidth.hpp"
 #include "io/CaseFile.hpp"
 #include "phasefield/PhaseFieldCase.hpp"
-#include "phasefield/PhaseFieldSolver.hpp"
+#include "sim/Simulation.hpp"
 
 namespace octoflow::bench {
 
@@ -25,7 +26,7 @@ constexpr double kBytesPerPoint = 16.0;   // phi, u: one FP32 read and one write
 struct PhaseFieldFlags {
   std::string backend = "auto";
   long long size = 0, steps = 0;
-  bool twoDimensional = false, json = false;
+  bool twoDimensional = false, json = false, weak = false;
 };
 
 int runPhaseFieldBenchmark(const PhaseFieldFlags& flags) {
@@ -33,49 +34,57 @@ int runPhaseFieldBenchmark(const PhaseFieldFlags& flags) {
   if (flags.size < 0) throw InputError("--size", "", "expected a positive integer");
   if (flags.steps < 0) throw InputError("--steps", "", "expected a positive integer");
   const bool cuda = backend == exec::Backend::Cuda;
+  const int ranks = worldRanks();
   const long long n = flags.size > 0 ? flags.size : (flags.twoDimensional ? (cuda ? 8192 : 1024) : (cuda ? 512 : 64));
-  const std::string size = flags.twoDimensional ? "[" + std::to_string(n) + ", " + std::to_string(n) + "]"
+  // Weak scaling grows the last axis (z; y in 2D) with the ranks.
+  const long long last = flags.weak ? n * ranks : n;
+  const std::string size = flags.twoDimensional ? "[" + std::to_string(n) + ", " + std::to_string(last) + "]"
                                                 : "[" + std::to_string(n) + ", " + std::to_string(n) + ", " +
-                                                      std::to_string(n) + "]";
+                                                      std::to_string(last) + "]";
   const io::CaseDescription d = io::parseCase(
       "[case]\nname = \"bench\"\nsolver = \"phasefield\"\nsteps = 1\n[domain]\nsize = " + size +
           "\n[phasefield]\nnoise = 0.025\nnucleus_radius = " + std::to_string(n / 8.0) + "\n",
       "bench phasefield");
-  phasefield::PhaseFieldSolver solver(phasefield::phaseFieldCaseOf(d).config, backend);
-  const double points = static_cast<double>(solver.nodeCount());
-  solver.advance(4);  // warm-up
-  long long steps = flags.steps;
-  if (steps == 0) {  // about a second of work
-    const auto start = std::chrono::steady_clock::now();
-    solver.advance(4);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    steps = std::max<long long>(4, static_cast<long long>(1.0 / std::max(seconds / 4.0, 1e-6)));
-  }
-  const auto start = std::chrono::steady_clock::now();
-  solver.advance(steps);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Through the solver's Simulation: under mpirun the grid is cut over the ranks, halos overlapped.
+  const std::unique_ptr<sim::Simulation> simulation =
+      phasefield::phaseFieldCaseOf(d).create(d, sim::CreateOptions{backend, true});
+  const double points = static_cast<double>(d.extent.cellCount());
+  simulation->advance(4);  // warm-up
+  const TimedSteps timed = timeSteps([&](long long steps) { simulation->advance(steps); }, flags.steps, false, 100000);
+  const long long steps = timed.steps;
+  const double seconds = timed.seconds;
   const double glups = points * steps / seconds / 1e9;
   const exec::CopyBandwidth copy = exec::measureCopyBandwidth(backend, static_cast<std::size_t>(1) << 30);
-  const double bandwidthBound = copy.bytesPerSecond / kBytesPerPoint / 1e9;
+  // Bounds of all the ranks' devices together.
+  const double bandwidthBound = ranks * copy.bytesPerSecond / kBytesPerPoint / 1e9;
   double peakFlops = 0.0;  // FP32 peak: 128 lanes a multiprocessor, a fused multiply-add a cycle (Hopper, Ampere)
   std::string device = "CPU";
   if (cuda) {
     const auto devices = exec::cudaDevices();
     const auto& gpu = devices.at(static_cast<std::size_t>(exec::currentCudaDevice()));
     device = gpu.name;
-    peakFlops = 2.0 * 128.0 * gpu.multiprocessors * gpu.clockKilohertz * 1e3;
+    peakFlops = ranks * 2.0 * 128.0 * gpu.multiprocessors * gpu.clockKilohertz * 1e3;
   }
   const double tflops = glups * kFlopPerPoint / 1e3;
+  if (simulation->rank() != 0) return 0;
+  // How the halos travel: the end of the Simulation's description ("...; N MPI ranks, halos: X").
+  const std::string description = simulation->describe();
+  const std::size_t halos = description.rfind("halos: ");
+  const std::string scaling = std::string(flags.weak ? "weak" : "strong") +
+                              (halos != std::string::npos ? ", " + description.substr(halos) : "");
   if (flags.json) {
     std::printf("{\"benchmark\": \"phasefield\", \"backend\": \"%s\", \"device\": \"%s\", \"size\": \"%s\", "
                 "\"steps\": %lld, \"seconds\": %.4f, \"glups\": %.3f, \"tflops_at_373\": %.3f, "
-                "\"copy_gbs\": %.1f, \"fraction_of_bandwidth_bound\": %.3f, \"fraction_of_fp32_peak\": %.3f}\n",
+                "\"copy_gbs\": %.1f, \"fraction_of_bandwidth_bound\": %.3f, \"fraction_of_fp32_peak\": %.3f, "
+                "\"ranks\": %d, \"weak\": %s, \"glups_per_rank\": %.3f, \"scaling\": \"%s\"}\n",
                 exec::backendName(backend), device.c_str(), size.c_str(), steps, seconds, glups, tflops,
-                copy.bytesPerSecond / 1e9, glups / bandwidthBound, peakFlops > 0 ? tflops * 1e12 / peakFlops : 0.0);
+                copy.bytesPerSecond / 1e9, glups / bandwidthBound, peakFlops > 0 ? tflops * 1e12 / peakFlops : 0.0,
+                ranks, flags.weak ? "true" : "false", glups / ranks, scaling.c_str());
     return 0;
   }
   std::printf("phase-field (kobayashi, noise on) %s on %s (%s), %lld steps in %.3f s\n", size.c_str(),
               exec::backendName(backend), device.c_str(), steps, seconds);
+  if (ranks > 1) std::printf("  %d ranks (%s): %.2f GLUPS a rank\n", ranks, scaling.c_str(), glups / ranks);
   std::printf("  %.2f GLUPS, %.2f TFLOPS at %.0f flop/point\n", glups, tflops, kFlopPerPoint);
   std::printf("  bandwidth bound %.1f GLUPS (copy %.0f GB/s / %.0f B/point): %.1f %%\n", bandwidthBound,
               copy.bytesPerSecond / 1e9, kBytesPerPoint, 100.0 * glups / bandwidthBound);
@@ -94,6 +103,8 @@ std::function<int()> definePhaseFieldBenchmark(CLI::App& command) {
   command.add_flag("--2d", flags->twoDimensional, "A square grid instead of a cube");
   command.add_option("--backend", flags->backend, "auto | cuda | cpu");
   command.add_flag("--json", flags->json, "One JSON object instead of text");
+  command.add_flag("--weak", flags->weak,
+                   "Under mpirun: --size per rank, the last axis grown with the ranks (default: one grid cut over them)");
   return [flags] { return runPhaseFieldBenchmark(*flags); };
 }
 

@@ -34,13 +34,6 @@ bool gpuAwareMpi() {
 #endif
 }
 
-// Whether ranks of a host copy halos into each other's GPU memory (CUDA IPC); OCTOFLOW_CUDA_IPC=0
-// sends them through MPI instead.
-bool cudaIpcWanted() {
-  const char* setting = std::getenv("OCTOFLOW_CUDA_IPC");
-  return !(setting && std::string(setting) == "0");
-}
-
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
@@ -88,7 +81,10 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
     throw Error("halo exchange: a face of a piece holds over 2 GiB; use more MPI ranks");
   const exec::MemorySpace working = exec::workingSpace(backend_), staging = exec::stagingSpace(backend_);
   for (int side = 0; side < 2; ++side) sendWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
-  if (backend_ == exec::Backend::Cuda) connectPeers(host.hostOfRank);
+  // Over CUDA IPC messages go straight into the neighbours' inboxes (two halves: even and odd steps).
+  if (backend_ == exec::Backend::Cuda)
+    peers_.connect(communicator_, neighbour_, piece_.dims, host.hostOfRank, rank_, messageCapacity_);
+  peersConnected_ = peers_.connected();
   if (!peersConnected_)  // over CUDA IPC messages arrive in the peer inboxes
     for (int side = 0; side < 2; ++side) receiveWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
   if (working != staging && !deviceBuffersToMpi_ && !peersConnected_)
@@ -105,7 +101,7 @@ DistributedSolver::~DistributedSolver() {
   } catch (const std::exception&) {
     // A failed device: the error was reported where it happened.
   }
-  disconnectPeers();
+  peers_.closeMappings();
   // A neighbour frees the memory this rank had open only once every rank has closed its mappings
   // (not when unwinding from an error: the caller aborts every rank then).
   if (peersConnected_ && std::uncaught_exceptions() == 0) MPI_Barrier(communicator_);
@@ -117,69 +113,6 @@ const char* DistributedSolver::haloPath() const {
   if (backend_ != exec::Backend::Cuda) return "host";
   if (peersConnected_) return "CUDA IPC";
   return deviceBuffersToMpi_ ? "CUDA-aware MPI" : "pinned staging";
-}
-
-void DistributedSolver::connectPeers(const std::vector<int>& hostOfRank) {
-  bool possible = cudaIpcWanted();
-  for (int axis = 0; axis < 3; ++axis)
-    for (int neighbour : neighbour_[axis])
-      if (piece_.dims[axis] > 1 && neighbour != MPI_PROC_NULL && hostOfRank[neighbour] != hostOfRank[rank_])
-        possible = false;
-  if (!everyRank(communicator_, possible)) return;
-  // Messages of side s come from neighbour_[axis][1 - s] into peerInbox_[axis][s]; this rank's
-  // messages of side s go to neighbour_[axis][s], into the inbox that neighbour made for side s.
-  // Without peer access between the two GPUs the driver copies through host memory (~20 GB/s
-  // instead of ~120 GB/s for a face over NVLink, measured on H200s): such ranks send over MPI.
-  // GPUs are named by PCI bus id: device numbers differ between processes that see different
-  // CUDA_VISIBLE_DEVICES. Nothing here throws: every rank goes through the same MPI calls, and a
-  // rank that fails says so in the vote at the end.
-  struct Address {
-    exec::IpcHandle handle;
-    std::uint64_t oddOffset;
-    exec::PciBusId device;
-  };
-  const exec::PciBusId device = exec::currentDeviceBusId();
-  bool opened = true;
-  for (int axis = 0; axis < 3; ++axis) {
-    if (piece_.dims[axis] == 1) continue;
-    for (int side = 0; side < 2; ++side) {
-      const int to = neighbour_[axis][side], from = neighbour_[axis][1 - side];
-      Address mine{}, theirs{};
-      if (from != MPI_PROC_NULL) {
-        try {
-          peerInbox_[axis][side] = exec::Buffer<unsigned char>(exec::MemorySpace::Device, 2 * messageCapacity_);
-          mine = Address{exec::exportDeviceMemory(peerInbox_[axis][side].data()), messageCapacity_, device};
-        } catch (const std::exception&) {
-          opened = false;  // the neighbour gets an empty address, which does not open
-        }
-      }
-      check(MPI_Sendrecv(&mine, sizeof(Address), MPI_BYTE, from, 20 + 2 * axis + side, &theirs, sizeof(Address),
-                         MPI_BYTE, to, 20 + 2 * axis + side, communicator_, MPI_STATUS_IGNORE),
-            "MPI_Sendrecv");
-      if (to == MPI_PROC_NULL) continue;
-      if (!exec::enablePeerAccess(theirs.device)) {
-        opened = false;
-        continue;
-      }
-      neighbourInbox_[axis][side] = static_cast<unsigned char*>(exec::openPeerDeviceMemory(theirs.handle));
-      neighbourOddOffset_[axis][side] = static_cast<std::size_t>(theirs.oddOffset);
-      opened = opened && neighbourInbox_[axis][side] != nullptr;
-    }
-  }
-  peersConnected_ = everyRank(communicator_, opened);
-  if (peersConnected_) return;
-  disconnectPeers();
-  MPI_Barrier(communicator_);  // every mapping is closed before an inbox goes
-  for (auto& inboxes : peerInbox_)
-    for (auto& inbox : inboxes) inbox = exec::Buffer<unsigned char>();
-}
-
-void DistributedSolver::disconnectPeers() noexcept {
-  for (auto& inboxes : neighbourInbox_)
-    for (unsigned char*& inbox : inboxes) {
-      exec::closePeerDeviceMemory(inbox);
-      inbox = nullptr;
-    }
 }
 
 Piece DistributedSolver::pieceOf(int rank) const {
@@ -259,8 +192,7 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     local_->packHalo(out[side].populations, packed);
     if (out[side].velocityBytes) local_->copyLesVelocityHalo(out[side].velocity, packed + out[side].populationBytes, true);
     if (peersConnected_)
-      local_->copyOnHaloQueue(neighbourInbox_[axis][side] + parity_ * neighbourOddOffset_[axis][side], packed,
-                              sendBytes[side]);
+      local_->copyOnHaloQueue(peers_.outbox(axis, side, parity_), packed, sendBytes[side]);
     else if (staged)
       local_->copyOnHaloQueue(sendStaging_[side].data(), packed, sendBytes[side]);
   }
@@ -292,7 +224,7 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     if (receiveBytes[side] == 0) continue;
     unsigned char* arrived = receiveWorking_[side].data();
     if (peersConnected_)
-      arrived = peerInbox_[axis][side].data() + parity_ * messageCapacity_;
+      arrived = peers_.inbox(axis, side, parity_);
     else if (staged)
       local_->copyOnHaloQueue(arrived, receiveStaging_[side].data(), receiveBytes[side]);
     local_->unpackHalo(in[side].populations, arrived);

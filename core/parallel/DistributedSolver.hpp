@@ -20,6 +20,7 @@
 #include "exec/Memory.hpp"
 #include "lbm/UniformSolver.hpp"
 #include "parallel/Decomposition.hpp"
+#include "parallel/PeerInboxes.hpp"
 
 namespace octoflow::parallel {
 
@@ -88,9 +89,6 @@ private:
   lbm::HaloBox haloBox(int axis, int sign, bool pull, bool sending) const;
   void exchange(bool oddStep);
   void exchangeAxis(int axis, bool pull);
-  // CUDA IPC between this rank and its neighbours when all ranks can (collective).
-  void connectPeers(const std::vector<int>& hostOfRank);
-  void disconnectPeers() noexcept;
   Piece pieceOf(int rank) const;
   // Gathers `perNode` values of every owned node (node order within the piece) to rank 0 and
   // places them in `whole` (nodeCount * perNode values, node-major); `whole` untouched elsewhere.
@@ -109,12 +107,7 @@ private:
   // Per side of an axis (0: messages travelling down, 1: up): packed messages in the solver's
   // memory, host copies of them (pinned staging), and what arrives.
   std::array<exec::Buffer<unsigned char>, 2> sendWorking_, receiveWorking_, sendStaging_, receiveStaging_;
-  // CUDA IPC, per axis and side: where the neighbour copies its messages into this rank's memory
-  // (two halves: even and odd steps, so that a copy never lands on a message still being
-  // unpacked), and the neighbour's such memory, mapped here, with the byte offset of its odd half.
-  std::array<std::array<exec::Buffer<unsigned char>, 2>, 3> peerInbox_;
-  std::array<std::array<unsigned char*, 2>, 3> neighbourInbox_{};
-  std::array<std::array<std::size_t, 2>, 3> neighbourOddOffset_{};
+  PeerInboxes peers_;  // CUDA IPC between the GPUs of a host
   int parity_ = 0;  // of the step whose halos are being exchanged
   HaloTimes haloTimes_;
   lbm::HostFields fields_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <exception>
 
 #include "common/Error.hpp"
 #include "exec/cpu/CpuExecutor.hpp"
@@ -15,8 +16,8 @@ using namespace detail;
 void copyLayerCpu(const LayerCopy& copy) { exec::CpuExecutor{}.parallelFor3(copy.box, copy); }
 
 GridDistribution::GridDistribution(MPI_Comm communicator, const Extent& whole, const std::array<bool, 3>& periodic,
-                                   exec::Backend backend)
-    : whole_(whole), periodic_(periodic), backend_(backend) {
+                                   exec::Backend backend, int fieldsPerExchange)
+    : whole_(whole), periodic_(periodic), backend_(backend), fieldsPerExchange_(fieldsPerExchange) {
   check(MPI_Comm_size(communicator, &ranks_), "MPI_Comm_size");
   const std::array<int, 3> dims = chooseDims(whole, ranks_);
   int periods[3];
@@ -38,10 +39,13 @@ GridDistribution::GridDistribution(MPI_Comm communicator, const Extent& whole, c
     exec::useCudaDevice(host.rank);
   else
     shareCores(host);
-  // One buffer pair for the largest layer of all fields a step exchanges (phi and u: two).
+  // One message holds a layer of every field an exchange moves, at the largest layer.
   const Extent local = localExtent();
   const Index largest = std::max({local.ny * local.nz, local.nx * local.nz, local.nx * local.ny});
-  const auto capacity = static_cast<std::size_t>(2 * largest);
+  const auto capacity = static_cast<std::size_t>(fieldsPerExchange_ * largest);
+  if (ranks_ == 1) return;
+  if (cuda) peers_.connect(communicator_, neighbour_, piece_.dims, host.hostOfRank, rank_, capacity * sizeof(float));
+  if (peers_.connected()) return;  // the layers are packed into the neighbours' inboxes
   sendWorking_ = exec::Buffer<float>(exec::workingSpace(backend_), capacity);
   receiveWorking_ = exec::Buffer<float>(exec::workingSpace(backend_), capacity);
   if (cuda) {
@@ -51,7 +55,16 @@ GridDistribution::GridDistribution(MPI_Comm communicator, const Extent& whole, c
 }
 
 GridDistribution::~GridDistribution() {
+  peers_.closeMappings();
+  // A neighbour frees the inboxes this rank had open only once every rank has closed its mappings
+  // (not when unwinding from an error: the caller aborts every rank then).
+  if (peers_.connected() && std::uncaught_exceptions() == 0) MPI_Barrier(communicator_);
   if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
+}
+
+const char* GridDistribution::haloPath() const {
+  if (backend_ != exec::Backend::Cuda) return "host";
+  return peers_.connected() ? "CUDA IPC" : "pinned staging";
 }
 
 Piece GridDistribution::pieceOf(int rank) const {
@@ -92,6 +105,9 @@ void GridDistribution::copyLayer(float* field, float* buffer, const NodeBox& box
 
 void GridDistribution::exchange(const std::vector<float*>& fields, void* stream) {
   if (ranks_ == 1) return;
+  if (static_cast<int>(fields.size()) > fieldsPerExchange_)
+    throw Error("GridDistribution::exchange: more fields than the distribution was made for");
+  if (peers_.connected()) return exchangeBetweenPeers(fields, stream);
   const Extent local = localExtent();
   const bool cuda = backend_ == exec::Backend::Cuda;
   for (int axis = 0; axis < 3; ++axis) {
@@ -133,6 +149,49 @@ void GridDistribution::exchange(const std::vector<float*>& fields, void* stream)
         copyLayer(fields[f], receiveWorking_.data() + f * count, receive, false, stream);
     }
   }
+}
+
+// The same as exchange() over CUDA IPC: both directions of an axis packed straight into the
+// neighbours' inboxes, then an empty message each way says they have landed, then the unpacking
+// from this rank's inboxes. The inbox halves alternate between exchanges: a neighbour writes a
+// half again only after the next exchange's messages, which this rank sends once its unpacking of
+// that half is done (the stream is synchronised before them).
+void GridDistribution::exchangeBetweenPeers(const std::vector<float*>& fields, void* stream) {
+  const Extent local = localExtent();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (piece_.dims[axis] == 1) continue;
+    const auto layer = [&](Index index) {
+      NodeBox box = NodeBox::of(local);
+      box.lo[axis] = index;
+      Index size[3] = {local.nx, local.ny, local.nz};
+      size[axis] = 1;
+      box.size = Extent{size[0], size[1], size[2]};
+      return box;
+    };
+    // side 1: the last owned layer up, into the low ghost layer of the piece above; side 0: the
+    // first owned layer down, into the high ghost layer of the piece below.
+    for (int side : {1, 0}) {
+      if (neighbour_[axis][side] == MPI_PROC_NULL) continue;
+      const NodeBox send = layer(side == 1 ? piece_.ownedEnd(axis) - 1 : piece_.ownedBegin(axis));
+      auto* outbox = reinterpret_cast<float*>(peers_.outbox(axis, side, parity_));
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        copyLayer(fields[f], outbox + f * send.cellCount(), send, true, stream);
+    }
+    exec::synchronizeStream(stream);
+    for (int side : {1, 0})
+      check(MPI_Sendrecv(nullptr, 0, MPI_BYTE, neighbour_[axis][side], axis, nullptr, 0, MPI_BYTE,
+                         neighbour_[axis][1 - side], axis, communicator_, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
+    for (int side : {1, 0}) {
+      const bool receives = side == 1 ? piece_.ghostLow[axis] : piece_.ghostHigh[axis];
+      if (!receives || neighbour_[axis][1 - side] == MPI_PROC_NULL) continue;
+      const NodeBox receive = layer(side == 1 ? 0 : local.size(axis) - 1);
+      auto* inbox = reinterpret_cast<float*>(peers_.inbox(axis, side, parity_));
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        copyLayer(fields[f], inbox + f * receive.cellCount(), receive, false, stream);
+    }
+  }
+  parity_ = 1 - parity_;
 }
 
 void GridDistribution::gather(const float* local, std::vector<float>& whole) {

@@ -14,20 +14,24 @@
 #include "exec/Backend.hpp"
 #include "exec/Memory.hpp"
 #include "parallel/Decomposition.hpp"
+#include "parallel/PeerInboxes.hpp"
 
 namespace octoflow::parallel {
 
 class GridDistribution {
 public:
   // Collective. `periodic`: axes that wrap. Every rank must resolve the same backend (checked);
-  // ranks of a host share its GPUs round-robin, CPU ranks its cores.
+  // ranks of a host share its GPUs round-robin, CPU ranks its cores. `fieldsPerExchange`: the most
+  // fields one exchange() moves.
   GridDistribution(MPI_Comm communicator, const Extent& whole, const std::array<bool, 3>& periodic,
-                   exec::Backend backend);
+                   exec::Backend backend, int fieldsPerExchange = 2);
   ~GridDistribution();
   GridDistribution(const GridDistribution&) = delete;
   GridDistribution& operator=(const GridDistribution&) = delete;
 
   int rank() const { return rank_; }
+  // "host", "CUDA IPC" or "pinned staging": how the ghost layers travel.
+  const char* haloPath() const;
   int ranks() const { return ranks_; }
   const Piece& piece() const { return piece_; }
   Extent localExtent() const { return piece_.localExtent(); }
@@ -41,7 +45,9 @@ public:
   // Collective. Refills the ghost layers of `fields` (working memory, localExtent() nodes each).
   // On CUDA the copies are queued on `stream` (a cudaStream_t; null: the default stream), which is
   // synchronised only where MPI needs the data: the last layers may still be landing on return,
-  // in order with later work on that stream.
+  // in order with later work on that stream. Between GPUs of one host the layers go straight into
+  // the neighbour's memory (CUDA IPC; MPI then carries only an empty message saying so), else
+  // through pinned host buffers and MPI.
   void exchange(const std::vector<float*>& fields, void* stream = nullptr);
   // Collective. The owned nodes of a local host array to rank 0, in whole-grid order (`whole`
   // resized there, untouched elsewhere).
@@ -54,15 +60,19 @@ public:
 private:
   Piece pieceOf(int rank) const;
   void copyLayer(float* field, float* buffer, const NodeBox& box, bool pack, void* stream) const;
+  void exchangeBetweenPeers(const std::vector<float*>& fields, void* stream);
 
   MPI_Comm communicator_ = MPI_COMM_NULL;  // Cartesian
   int rank_ = 0, ranks_ = 1;
   Extent whole_;
   std::array<bool, 3> periodic_{};
   exec::Backend backend_;
+  int fieldsPerExchange_ = 2;
   Piece piece_;
   std::array<std::array<int, 2>, 3> neighbour_{};  // [axis][0: below, 1: above]
   exec::Buffer<float> sendWorking_, receiveWorking_, sendHost_, receiveHost_;
+  PeerInboxes peers_;  // CUDA IPC between the GPUs of a host
+  int parity_ = 0;     // of the exchange: which half of the peer inboxes it uses
 };
 
 }  // namespace octoflow::parallel

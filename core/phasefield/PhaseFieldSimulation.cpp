@@ -58,7 +58,10 @@ public:
 
   std::string describe() const override {
     std::string text = case_.describe();
-    if (ranks() > 1) text += "; " + std::to_string(ranks()) + " MPI ranks";
+#if OCTOFLOW_HAVE_MPI
+    if (distribution_)
+      text += "; " + std::to_string(ranks()) + " MPI ranks, halos: " + distribution_->haloPath();
+#endif
     return text;
   }
   exec::Backend backend() const override { return solver_->backend(); }
