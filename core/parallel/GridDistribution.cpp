@@ -103,30 +103,37 @@ void GridDistribution::copyLayer(float* field, float* buffer, const NodeBox& box
   copyLayerCpu(copy);
 }
 
+NodeBox GridDistribution::layer(int axis, Index index) const {
+  const Extent local = localExtent();
+  NodeBox box = NodeBox::of(local);
+  box.lo[axis] = index;
+  Index size[3] = {local.nx, local.ny, local.nz};
+  size[axis] = 1;
+  box.size = Extent{size[0], size[1], size[2]};
+  return box;
+}
+
+NodeBox GridDistribution::sendLayer(int axis, int side) const {
+  return layer(axis, side == 1 ? piece_.ownedEnd(axis) - 1 : piece_.ownedBegin(axis));
+}
+
+NodeBox GridDistribution::receiveLayer(int axis, int side) const {
+  return layer(axis, side == 1 ? 0 : localExtent().size(axis) - 1);
+}
+
 void GridDistribution::exchange(const std::vector<float*>& fields, void* stream) {
   if (ranks_ == 1) return;
   if (static_cast<int>(fields.size()) > fieldsPerExchange_)
     throw Error("GridDistribution::exchange: more fields than the distribution was made for");
   if (peers_.connected()) return exchangeBetweenPeers(fields, stream);
-  const Extent local = localExtent();
   const bool cuda = backend_ == exec::Backend::Cuda;
   for (int axis = 0; axis < 3; ++axis) {
     if (piece_.dims[axis] == 1) continue;
-    // A layer of the local grid at `index` along the axis, whole in the other axes.
-    const auto layer = [&](Index index) {
-      NodeBox box = NodeBox::of(local);
-      box.lo[axis] = index;
-      Index size[3] = {local.nx, local.ny, local.nz};
-      size[axis] = 1;
-      box.size = Extent{size[0], size[1], size[2]};
-      return box;
-    };
     // Upward: the last owned layer to the piece above (its low ghost layer); downward: the first
     // owned layer to the piece below (its high ghost layer).
     for (int direction : {1, 0}) {
-      const NodeBox send = layer(direction == 1 ? piece_.ownedEnd(axis) - 1 : piece_.ownedBegin(axis));
+      const NodeBox send = sendLayer(axis, direction), receive = receiveLayer(axis, direction);
       const bool receives = direction == 1 ? piece_.ghostLow[axis] : piece_.ghostHigh[axis];
-      const NodeBox receive = layer(direction == 1 ? 0 : local.size(axis) - 1);
       const Index count = send.cellCount();
       const int to = neighbour_[axis][direction], from = neighbour_[axis][1 - direction];
       for (std::size_t f = 0; f < fields.size(); ++f)
@@ -157,22 +164,13 @@ void GridDistribution::exchange(const std::vector<float*>& fields, void* stream)
 // half again only after the next exchange's messages, which this rank sends once its unpacking of
 // that half is done (the stream is synchronised before them).
 void GridDistribution::exchangeBetweenPeers(const std::vector<float*>& fields, void* stream) {
-  const Extent local = localExtent();
   for (int axis = 0; axis < 3; ++axis) {
     if (piece_.dims[axis] == 1) continue;
-    const auto layer = [&](Index index) {
-      NodeBox box = NodeBox::of(local);
-      box.lo[axis] = index;
-      Index size[3] = {local.nx, local.ny, local.nz};
-      size[axis] = 1;
-      box.size = Extent{size[0], size[1], size[2]};
-      return box;
-    };
     // side 1: the last owned layer up, into the low ghost layer of the piece above; side 0: the
     // first owned layer down, into the high ghost layer of the piece below.
     for (int side : {1, 0}) {
       if (neighbour_[axis][side] == MPI_PROC_NULL) continue;
-      const NodeBox send = layer(side == 1 ? piece_.ownedEnd(axis) - 1 : piece_.ownedBegin(axis));
+      const NodeBox send = sendLayer(axis, side);
       auto* outbox = reinterpret_cast<float*>(peers_.outbox(axis, side, parity_));
       for (std::size_t f = 0; f < fields.size(); ++f)
         copyLayer(fields[f], outbox + f * send.cellCount(), send, true, stream);
@@ -185,7 +183,7 @@ void GridDistribution::exchangeBetweenPeers(const std::vector<float*>& fields, v
     for (int side : {1, 0}) {
       const bool receives = side == 1 ? piece_.ghostLow[axis] : piece_.ghostHigh[axis];
       if (!receives || neighbour_[axis][1 - side] == MPI_PROC_NULL) continue;
-      const NodeBox receive = layer(side == 1 ? 0 : local.size(axis) - 1);
+      const NodeBox receive = receiveLayer(axis, side);
       auto* inbox = reinterpret_cast<float*>(peers_.inbox(axis, side, parity_));
       for (std::size_t f = 0; f < fields.size(); ++f)
         copyLayer(fields[f], inbox + f * receive.cellCount(), receive, false, stream);

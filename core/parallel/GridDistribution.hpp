@@ -61,6 +61,13 @@ private:
   Piece pieceOf(int rank) const;
   void copyLayer(float* field, float* buffer, const NodeBox& box, bool pack, void* stream) const;
   void exchangeBetweenPeers(const std::vector<float*>& fields, void* stream);
+  // A layer of the local grid at `index` along an axis, whole in the other axes (it spans the
+  // ghost layers of the axes exchanged before, so edges and corners relay). What travels on side
+  // 1 of an axis: the last owned layer up, into the low ghost layer of the piece above; side 0:
+  // the first owned layer down, into the high ghost layer of the piece below.
+  NodeBox layer(int axis, Index index) const;
+  NodeBox sendLayer(int axis, int side) const;
+  NodeBox receiveLayer(int axis, int side) const;
 
   MPI_Comm communicator_ = MPI_COMM_NULL;  // Cartesian
   int rank_ = 0, ranks_ = 1;

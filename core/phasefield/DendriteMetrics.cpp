@@ -5,6 +5,18 @@
 
 namespace octoflow::phasefield {
 
+namespace {
+
+// A field's value at a node, coordinates clamped into the grid (centred differences at its faces).
+double clampedValue(const float* field, const Extent& e, Index x, Index y, Index z) {
+  x = std::clamp<Index>(x, 0, e.nx - 1);
+  y = std::clamp<Index>(y, 0, e.ny - 1);
+  z = std::clamp<Index>(z, 0, e.nz - 1);
+  return static_cast<double>(field[e.linear(x, y, z)]);
+}
+
+}  // namespace
+
 DendriteMetrics measureDendrite(const float* phi, const Extent& e, int dimensions, const std::array<double, 3>& centre) {
   DendriteMetrics m;
   double solid = 0.0, area = 0.0;
@@ -13,12 +25,7 @@ DendriteMetrics measureDendrite(const float* phi, const Extent& e, int dimension
   for (Index k = 0; k < e.nz; ++k)
     for (Index j = 0; j < e.ny; ++j)
       for (Index i = 0; i < e.nx; ++i) {
-        const auto at = [&](Index x, Index y, Index z) {
-          x = std::clamp<Index>(x, 0, e.nx - 1);
-          y = std::clamp<Index>(y, 0, e.ny - 1);
-          z = std::clamp<Index>(z, 0, e.nz - 1);
-          return static_cast<double>(phi[e.linear(x, y, z)]);
-        };
+        const auto at = [&](Index x, Index y, Index z) { return clampedValue(phi, e, x, y, z); };
         solid += std::clamp(at(i, j, k), 0.0, 1.0);
         const double gx = 0.5 * (at(i + 1, j, k) - at(i - 1, j, k)), gy = 0.5 * (at(i, j + 1, k) - at(i, j - 1, k));
         const double gz = dimensions == 3 ? 0.5 * (at(i, j, k + 1) - at(i, j, k - 1)) : 0.0;
@@ -57,12 +64,7 @@ double karmaRappelFreeEnergy(const float* phi, const float* u, const Extent& e, 
   for (Index k = 0; k < e.nz; ++k)
     for (Index j = 0; j < e.ny; ++j)
       for (Index i = 0; i < e.nx; ++i) {
-        const auto psi = [&](Index x, Index y, Index z) {
-          x = std::clamp<Index>(x, 0, e.nx - 1);
-          y = std::clamp<Index>(y, 0, e.ny - 1);
-          z = std::clamp<Index>(z, 0, e.nz - 1);
-          return 2.0 * static_cast<double>(phi[e.linear(x, y, z)]) - 1.0;
-        };
+        const auto psi = [&](Index x, Index y, Index z) { return 2.0 * clampedValue(phi, e, x, y, z) - 1.0; };
         const double gx = psi(i + 1, j, k) - psi(i - 1, j, k), gy = psi(i, j + 1, k) - psi(i, j - 1, k);
         const double gz = dimensions == 3 ? psi(i, j, k + 1) - psi(i, j, k - 1) : 0.0;
         const double g2 = gx * gx + gy * gy + gz * gz;

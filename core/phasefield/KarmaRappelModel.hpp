@@ -65,13 +65,9 @@ inline KarmaRappelStep karmaRappelStep(const KarmaRappelParameters& p, double h,
 // gradient term with the largest anisotropic stiffness (1 + eps4)(1 + 15 eps4) over the smallest
 // tau, tau0 (1 - eps4)^2, and its driving force, whose slope in psi is at most
 // 2 + (8 / (3 sqrt 3)) lambda |U| with |U| <= the undercooling.
-struct KarmaRappelStability {
-  double heat = 0.0, phase = 0.0;
-  double limit() const { return heat < phase ? heat : phase; }
-};
-inline KarmaRappelStability karmaRappelStability(const KarmaRappelParameters& p, double h, int dimensions,
-                                                 double anisotropy, double undercooling) {
-  KarmaRappelStability limits;
+inline StabilityLimits karmaRappelStability(const KarmaRappelParameters& p, double h, int dimensions,
+                                            double anisotropy, double undercooling) {
+  StabilityLimits limits;
   const double d = static_cast<double>(dimensions);
   const double tauMin = (1.0 - anisotropy) * (1.0 - anisotropy);
   limits.heat = h * h / (2.0 * d * p.diffusivity);

@@ -77,10 +77,6 @@ inline KobayashiStep kobayashiStep(const KobayashiMaterial& m, double dx, double
 // equations'): heat, kappa dt / dx^2 <= 1 / (2 d); phase field, its gradient term with the
 // anisotropic stiffness at most (1 + gamma)(1 + 15 gamma) epsBar^2 (4-fold, 2D bound used in 3D
 // too), and its reaction term, dt M 2W <= 2 (|d/dphi| of 4W phi(1-phi)(phi-1/2) is at most 2W).
-struct StabilityLimits {
-  double heat = 0.0, phase = 0.0;
-  double limit() const { return heat < phase ? heat : phase; }
-};
 inline StabilityLimits kobayashiStability(const KobayashiMaterial& m, double dx, int dimensions, double anisotropy) {
   StabilityLimits limits;
   const double d = static_cast<double>(dimensions);

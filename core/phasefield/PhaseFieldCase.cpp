@@ -103,26 +103,18 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
   }
   // The explicit limit of both equations; the default dt is 0.8 of it (Kobayashi in 3D: the heat
   // equation's dx^2 / (7.5 kappa), as the seed's figures imply).
-  double heatLimit = 0.0, phaseLimit = 0.0;
-  if (karmaRappel) {
-    const KarmaRappelStability limits =
-        karmaRappelStability(c.karmaRappel, c.dx, description.dimensions, c.anisotropy, undercooling);
-    heatLimit = limits.heat;
-    phaseLimit = limits.phase;
-  } else {
-    const StabilityLimits limits = kobayashiStability(c.material, c.dx, description.dimensions, c.anisotropy);
-    heatLimit = limits.heat;
-    phaseLimit = limits.phase;
-  }
-  const double limit = std::min(heatLimit, phaseLimit);
+  const StabilityLimits limits =
+      karmaRappel ? karmaRappelStability(c.karmaRappel, c.dx, description.dimensions, c.anisotropy, undercooling)
+                  : kobayashiStability(c.material, c.dx, description.dimensions, c.anisotropy);
+  const double limit = limits.limit();
   const char* timeUnit = karmaRappel ? " tau0" : " s";
   const char* lengthUnit = karmaRappel ? " W0" : " m";
   c.dt = optionalPositive("dt", 0.8 * limit);
   if (c.dt > limit)
     reader.fail("phasefield.dt", "dt = " + number(c.dt) + timeUnit + " exceeds the explicit stability limit " +
                                      number(limit) + timeUnit + " at dx = " + number(c.dx) + lengthUnit +
-                                     " (heat equation: " + number(heatLimit) + timeUnit +
-                                     ", phase field: " + number(phaseLimit) + timeUnit + ")");
+                                     " (heat equation: " + number(limits.heat) + timeUnit +
+                                     ", phase field: " + number(limits.phase) + timeUnit + ")");
   std::uint64_t seed = 1;
   if (const toml::node* node = keys.get("noise_seed")) {
     const Index value = reader.integer(*node, "phasefield.noise_seed");

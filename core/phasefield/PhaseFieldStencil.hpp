@@ -98,6 +98,13 @@ OCTO_HD inline float fluxDivergence(const PhiNeighbourhood& n, float gamma) {
   return divergence;
 }
 
+// The explicit schemes' largest stable time steps: the heat equation's and the phase field's
+// (each model's own bounds: KobayashiModel.hpp, KarmaRappelModel.hpp).
+struct StabilityLimits {
+  double heat = 0.0, phase = 0.0;
+  double limit() const { return heat < phase ? heat : phase; }
+};
+
 // What a model's point update reads of a node, besides its coefficients: phi and the flux
 // divergence, the temperature u and its Laplacian (grid units), phi's centred differences (the
 // node's normal), and the noise key (whole-grid node index, step).

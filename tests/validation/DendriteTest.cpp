@@ -28,6 +28,26 @@ double at(const std::vector<float>& v, const Extent& e, Index i, Index j, Index 
   return v[static_cast<std::size_t>(e.linear(i, j, k))];
 }
 
+// The largest difference between a 2D field and its mirror images in x and y and its transpose.
+double worstAsymmetryIn2D(const std::vector<float>& v, const Extent& e) {
+  double worst = 0.0;
+  for (Index j = 0; j < e.ny; ++j)
+    for (Index i = 0; i < e.nx; ++i) {
+      const double value = at(v, e, i, j, 0);
+      worst = std::max({worst, std::fabs(value - at(v, e, e.nx - 1 - i, j, 0)),
+                        std::fabs(value - at(v, e, i, e.ny - 1 - j, 0)), std::fabs(value - at(v, e, j, i, 0))});
+    }
+  return worst;
+}
+
+// The distance from the centre node 31.5 of a 64^2 box to the furthest solid (phi >= 0.5) node
+// along its diagonal.
+double diagonalReach(const std::vector<float>& phi, const Extent& e) {
+  Index node = 32;
+  while (node + 1 < e.nx && at(phi, e, node + 1, node + 1, 0) >= 0.5) ++node;
+  return (node - 31.5) * std::sqrt(2.0);
+}
+
 }  // namespace
 
 TEST(Dendrite, NoiseFreeCrystalKeepsFourFoldSymmetryIn2D) {
@@ -39,19 +59,10 @@ TEST(Dendrite, NoiseFreeCrystalKeepsFourFoldSymmetryIn2D) {
   solver.advance(600);
   const Extent& e = solver.config().extent;
   std::vector<float> phi(solver.phi(), solver.phi() + e.cellCount());
-  double worst = 0.0;
-  for (Index j = 0; j < e.ny; ++j)
-    for (Index i = 0; i < e.nx; ++i) {
-      const float v = at(phi, e, i, j, 0);
-      worst = std::max({worst, std::fabs(v - at(phi, e, e.nx - 1 - i, j, 0)),
-                        std::fabs(v - at(phi, e, i, e.ny - 1 - j, 0)), std::fabs(v - at(phi, e, j, i, 0))});
-    }
-  EXPECT_LE(worst, 1e-6);
+  EXPECT_LE(worstAsymmetryIn2D(phi, e), 1e-6);
   // It grew, and further along the axes (anisotropy 0.05) than along the diagonals.
   const double axis = measureDendrite(phi.data(), e, 2, {31.5, 31.5, 0.0}).tip[0];
-  Index diagonalNode = 32;
-  while (diagonalNode + 1 < e.nx && at(phi, e, diagonalNode + 1, diagonalNode + 1, 0) >= 0.5) ++diagonalNode;
-  const double diagonal = (diagonalNode - 31.5) * std::sqrt(2.0);
+  const double diagonal = diagonalReach(phi, e);
   std::printf("after 600 steps: tip %.2f nodes along x, %.2f along the diagonal\n", axis, diagonal);
   EXPECT_GT(axis, 12.0);
   EXPECT_GT(axis, diagonal + 1.0);
@@ -131,20 +142,11 @@ TEST(Dendrite, KarmaRappelCrystalKeepsFourFoldSymmetryAndConservesEnthalpy) {
   const double drift = std::fabs(enthalpy() - before);
   EXPECT_LT(drift, 4000.0 * std::ldexp(1.0, -24));
   std::vector<float> psi(solver.phi(), solver.phi() + e.cellCount());
-  double worst = 0.0;
-  for (Index j = 0; j < e.ny; ++j)
-    for (Index i = 0; i < e.nx; ++i) {
-      const float v = at(psi, e, i, j, 0);
-      worst = std::max({worst, std::fabs(v - at(psi, e, e.nx - 1 - i, j, 0)),
-                        std::fabs(v - at(psi, e, i, e.ny - 1 - j, 0)), std::fabs(v - at(psi, e, j, i, 0))});
-    }
-  EXPECT_LE(worst, 2e-6);  // psi spans [-1, 1]: twice the bound on phi
+  EXPECT_LE(worstAsymmetryIn2D(psi, e), 2e-6);  // psi spans [-1, 1]: twice the bound on phi
   std::vector<float> phi(psi.size());
   for (std::size_t i = 0; i < psi.size(); ++i) phi[i] = 0.5f * (psi[i] + 1.0f);
   const double axis = measureDendrite(phi.data(), e, 2, {31.5, 31.5, 0.0}).tip[0];
-  Index diagonalNode = 32;
-  while (diagonalNode + 1 < e.nx && at(phi, e, diagonalNode + 1, diagonalNode + 1, 0) >= 0.5) ++diagonalNode;
-  const double diagonal = (diagonalNode - 31.5) * std::sqrt(2.0);
+  const double diagonal = diagonalReach(phi, e);
   std::printf("karma-rappel after 4000 steps: tip %.2f nodes along x, %.2f along the diagonal; enthalpy drift %.3e\n",
               axis, diagonal, drift);
   EXPECT_GT(axis, diagonal + 1.0);
