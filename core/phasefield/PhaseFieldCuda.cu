@@ -30,7 +30,7 @@ __device__ __forceinline__ Index wrapOrClamp(Index g, Index n, bool periodic) {
 
 // TileY = 1: a 2D grid, its y axis the marching one (no in-plane y faces).
 template <int TileX, int TileY, class Model>
-__global__ void __launch_bounds__(kThreads, 6) phaseFieldMarch(SweepArguments a, Model model) {
+__global__ void __launch_bounds__(kThreads) phaseFieldMarch(SweepArguments a, Model model) {
   static_assert(TileX * TileY == kThreads, "a tile is one block");
   constexpr bool kInPlaneY = TileY > 1;
   constexpr int kRow = TileX + 2, kRows = kInPlaneY ? TileY + 2 : 1, kPlane = kRow * kRows;
