@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "TestSupport.hpp"
 
@@ -103,6 +105,59 @@ TEST_F(PhaseFieldCli, TooLargeATimeStepIsAnInputError) {
   EXPECT_NE(run.output.find("fast.toml: phasefield.dt"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("stability limit 4.301e-12 s"), std::string::npos) << run.output;
   EXPECT_FALSE(fs::exists(directory_ / "fast"));
+}
+
+TEST_F(PhaseFieldCli, KarmaRappelRunExportsThePfhubBenchmarkFiles) {
+  // A small quarter crystal of the benchmark's model, then scripts/pfhub_bm3_export.py: one CSV a
+  // quantity, time first, the values of dendrite.csv unchanged.
+  writeCase("bm3.toml", R"([case]
+name = "bm3"
+solver = "phasefield"
+steps = 400
+[domain]
+size = [48, 48]
+[phasefield]
+model = "karma-rappel"
+dx = 0.8
+nucleus_radius = 10.0
+nucleus_centre = [-0.5, -0.5]
+[diagnostics]
+every = 100
+[output]
+fields = []
+)");
+  const CommandResult run = runCli("run bm3.toml --backend cpu --output bm3", directory_);
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  std::istringstream csv(contents(directory_ / "bm3" / "dendrite.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_EQ(line, "step,time,solid_fraction,interface_area,tip_x,tip_y,tip_velocity_x,free_energy");
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> values;
+    std::istringstream fields(line);
+    for (std::string value; std::getline(fields, value, ',');) values.push_back(value);
+    rows.push_back(values);
+  }
+  ASSERT_EQ(rows.size(), 4u);
+  // The crystal grows along x and stays symmetric about the diagonal; the free energy falls.
+  EXPECT_GT(std::stod(rows[3][4]), std::stod(rows[0][4]));
+  EXPECT_NEAR(std::stod(rows[3][4]), std::stod(rows[3][5]), 1e-4);
+  EXPECT_LT(std::stod(rows[3][7]), std::stod(rows[0][7]));
+  const CommandResult exported = octoflow::testing::runCommand(
+      "python3 '" + std::string(OCTOFLOW_SOURCE_DIR) + "/scripts/pfhub_bm3_export.py' bm3 --output pfhub", directory_);
+  ASSERT_EQ(exported.exitCode, 0) << exported.output;
+  const std::pair<const char*, int> files[] = {{"tip_position", 4}, {"solid_fraction", 2}, {"free_energy", 7}};
+  for (const auto& [name, column] : files) {
+    std::string expected = std::string("time,") + name + "\n";
+    for (const auto& row : rows) expected += row[1] + "," + row[static_cast<std::size_t>(column)] + "\n";
+    EXPECT_EQ(contents(directory_ / "pfhub" / (std::string(name) + ".csv")), expected) << name;
+  }
+  // A folder without dendrite.csv: one message, exit 2.
+  const CommandResult wrong = octoflow::testing::runCommand(
+      "python3 '" + std::string(OCTOFLOW_SOURCE_DIR) + "/scripts/pfhub_bm3_export.py' nowhere", directory_);
+  EXPECT_EQ(wrong.exitCode, 2);
+  EXPECT_NE(wrong.output.find("nowhere/dendrite.csv: no such file"), std::string::npos) << wrong.output;
 }
 
 #ifdef OCTOFLOW_MPIEXEC
