@@ -56,22 +56,20 @@ __global__ void __launch_bounds__(kThreads) phaseFieldMarch(SweepArguments a, Mo
   const Index zEnd = min(zBegin + static_cast<Index>(kPlanesPerBlock), boxEnd[2]);
   const Index planeSize = e.nx * e.ny;
 
-  // The rim-tile entries this thread loads of each plane: their addresses in plane 0.
-  const float* phiSource[kLoads];
-  const float* uSource[kLoads];
+  // The in-plane offsets of the rim-tile entries this thread loads of each plane.
+  Index source[kLoads];
   for (int s = 0; s < kLoads; ++s) {
     const int t = min(thread + s * kThreads, kPlane - 1);
     const Index gx = wrapOrClamp(x0 - 1 + t % kRow, e.nx, a.periodic[0]);
     const Index gy = kInPlaneY ? wrapOrClamp(y0 - 1 + t / kRow, e.ny, periodicY) : 0;
-    phiSource[s] = phiIn + (gy * e.nx + gx);
-    uSource[s] = uIn + (gy * e.nx + gx);
+    source[s] = gy * e.nx + gx;
   }
   float fetchedPhi[kLoads], fetchedU[kLoads];  // a plane on its way from DRAM
   const auto fetch = [&](Index z) {
-    const Index base = planeSize * wrapOrClamp(z, e.nz, periodicMarch);  // the same for the whole block
+    const Index base = planeSize * wrapOrClamp(z, e.nz, periodicMarch);
     for (int s = 0; s < kLoads; ++s) {
-      fetchedPhi[s] = phiSource[s][base];
-      fetchedU[s] = uSource[s][base];
+      fetchedPhi[s] = phiIn[base + source[s]];
+      fetchedU[s] = uIn[base + source[s]];
     }
   };
   const auto store = [&](int slot) {
@@ -101,13 +99,7 @@ __global__ void __launch_bounds__(kThreads) phaseFieldMarch(SweepArguments a, Mo
   }
   const Index x = x0 + tx, y = y0 + ty;
   const bool writes = x < boxEnd[0] && y < boxEnd[1];
-  // This node's index and its whole-grid index (the noise key), stepped a plane at a time.
-  Index n = planeSize * zBegin + y * e.nx + x;
-  const Index wholePlane = kInPlaneY ? a.whole.nx * a.whole.ny : a.whole.nx;
-  std::uint64_t key = static_cast<std::uint64_t>(
-      kInPlaneY ? a.whole.linear(a.origin[0] + x, a.origin[1] + y, a.origin[2] + zBegin)
-                : a.whole.linear(a.origin[0] + x, a.origin[1] + zBegin, 0));
-  for (Index z = zBegin; z < zEnd; ++z, n += planeSize, key += static_cast<std::uint64_t>(wholePlane)) {
+  for (Index z = zBegin; z < zEnd; ++z) {
     store(above);  // plane z + 1; its slot's last readers passed the previous barrier
     __syncthreads();
     if (z + 1 < zEnd) fetch(z + 2);  // in flight while this plane is computed
@@ -148,7 +140,11 @@ __global__ void __launch_bounds__(kThreads) phaseFieldMarch(SweepArguments a, Mo
     if (kInPlaneY) node.divergence += northFlux[ty + 1][tx] - northFlux[ty][tx];
     node.divergence += topFlux - bottomFlux;
     if (writes) {
-      node.node = key;
+      const Index n = planeSize * z + y * e.nx + x;
+      // Whole-grid node index (noise key): the same linear order in the (x, 1, y) view of 2D.
+      node.node = static_cast<std::uint64_t>(
+          kInPlaneY ? a.whole.linear(a.origin[0] + x, a.origin[1] + y, a.origin[2] + z)
+                    : a.whole.linear(a.origin[0] + x, a.origin[1] + z, 0));
       node.step = a.step;
       model.update(node, a.phiNext[n], a.uNext[n]);
     }
