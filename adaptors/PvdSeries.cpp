@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "common/Error.hpp"
+#include "io/Checkpoint.hpp"
 
 namespace octoflow::adaptors {
 
@@ -15,15 +17,22 @@ std::filesystem::path temporaryPathFor(const std::filesystem::path& path) {
 }
 
 void writeFileAtomically(const std::filesystem::path& path, const std::string& text) {
-  const auto temporary = temporaryPathFor(path);
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << text;
-    if (!file.flush()) throw Error("cannot write " + temporary.string());
+  io::writeFileAtomically(path.string(), std::vector<unsigned char>(text.begin(), text.end()));
+}
+
+void PvdSeries::resume(double upToTime) {
+  entries_.clear();
+  std::ifstream in(path_);
+  std::string line;
+  const std::string timeKey = "timestep=\"", fileKey = "file=\"";
+  while (std::getline(in, line)) {
+    const auto time = line.find(timeKey), file = line.find(fileKey);
+    if (time == std::string::npos || file == std::string::npos) continue;
+    const double t = std::strtod(line.c_str() + time + timeKey.size(), nullptr);
+    const auto fileStart = file + fileKey.size();
+    const std::string name = line.substr(fileStart, line.find('"', fileStart) - fileStart);
+    if (t <= upToTime && std::filesystem::exists(path_.parent_path() / name)) entries_.push_back({t, name});
   }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) throw Error("cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
 }
 
 void PvdSeries::add(double time, const std::string& relativeFile) {

@@ -3,6 +3,7 @@
 #include <vtkImageData.h>
 #include <vtkPolyData.h>
 #include <vtkSmartPointer.h>
+#include <vtkErrorCode.h>
 #include <vtkXMLImageDataWriter.h>
 #include <vtkXMLPolyDataWriter.h>
 
@@ -45,13 +46,19 @@ void writeXml(vtkDataObject* data, const std::filesystem::path& path, const std:
   writer->EncodeAppendedDataOff();  // raw binary, not base64
   writer->SetCompressorTypeToZLib();
   writer->SetHeaderTypeToUInt64();  // blocks over 4 GiB stay addressable
-  if (writer->Write() != 1) {
-    std::filesystem::remove(temporary);
-    throw Error("cannot write " + path.string());
+  if (writer->Write() != 1 || writer->GetErrorCode() != vtkErrorCode::NoError) {
+    const unsigned long code = writer->GetErrorCode();
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw OutputError(path.string(), code == vtkErrorCode::NoError ? "the VTK writer failed"
+                                                                   : vtkErrorCode::GetStringFromErrorCode(code));
   }
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
-  if (error) throw Error("cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    throw OutputError(path.string(), error.message());
+  }
 }
 
 std::string extentText(const NodeBox& box) {
@@ -76,7 +83,9 @@ std::filesystem::path XmlSeriesWriter::writePiece(Index step, double time, vtkIm
                                                   const std::vector<NodeBox>& boxes, const Extent& whole) {
   const std::string stem = fileName(name_, step, "pvti");
   const std::string folder = stem.substr(0, stem.size() - 5);
-  std::filesystem::create_directories(directory_ / folder);
+  std::error_code error;
+  std::filesystem::create_directories(directory_ / folder, error);
+  if (error) throw OutputError((directory_ / folder).string(), error.message());
   const auto pieceFile = [&](int r) { return folder + "/" + folder + "_" + std::to_string(r) + ".vti"; };
   writeXml(piece, directory_ / pieceFile(rank), name_);
   if (boxes.empty()) return directory_ / pieceFile(rank);

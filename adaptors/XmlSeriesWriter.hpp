@@ -28,6 +28,8 @@ public:
   std::filesystem::path writePiece(Index step, double time, vtkImageData* piece, int rank,
                                    const std::vector<NodeBox>& boxes, const Extent& whole);
   void publishPieces();
+  // A restart at time `time`: the series goes on from the entries of the .pvd already there.
+  void resume(double time) { series_.resume(time); }
   // "<name>_<step:08d>.<extension>"
   static std::string fileName(const std::string& name, Index step, const char* extension);
   const std::filesystem::path& seriesPath() const { return series_.path(); }

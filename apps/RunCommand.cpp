@@ -8,8 +8,11 @@
 #include <memory>
 #include <vector>
 
+#include "CheckpointFiles.hpp"
 #include "DiagnosticsLog.hpp"
 #include "Progress.hpp"
+#include "StopSignals.hpp"
+#include "Watchdog.hpp"
 #include "common/Error.hpp"
 #include "insitu/FlowExtracts.hpp"
 #include "io/BackgroundWriter.hpp"
@@ -63,14 +66,6 @@ Index nextMultiple(Index step, Index every, Index last) {
   return std::min(last, (step / every + 1) * every);
 }
 
-// A run that has gone unstable says so at the first output it would have written.
-void checkFinite(Index step, const float* values, Index count) {
-  for (Index i = 0; i < count; ++i)
-    if (!std::isfinite(values[i]))
-      throw Error("the simulation diverged by step " + std::to_string(step) +
-                  " (non-finite values): lower the velocities, raise tau (or use collision = \"trt\"), or refine the grid");
-}
-
 std::string gridSize(const Extent& e) {
   return std::to_string(e.nx) + "x" + std::to_string(e.ny) + "x" + std::to_string(e.nz);
 }
@@ -89,6 +84,22 @@ T agreed(T value) {
   MPI_Bcast(&value, sizeof value, MPI_BYTE, 0, MPI_COMM_WORLD);
 #endif
   return value;
+}
+
+// The stop signal any rank has received (0: none), on every rank.
+int agreedSignal(int signal) {
+#if OCTOFLOW_HAVE_MPI
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks > 1) MPI_Allreduce(MPI_IN_PLACE, &signal, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#endif
+  return signal;
+}
+
+void createOutputDirectory(const std::filesystem::path& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) throw OutputError(directory.string(), error.message());
 }
 
 #if OCTOFLOW_HAVE_PARAVIEW
@@ -144,6 +155,17 @@ int runCase(const RunOptions& options) {
 
   const std::filesystem::path outputDirectory = description.output.directory;
   insitu::FlowExtracts extracts(description, *simulation);
+  // A restart reads its checkpoint before anything is written: a bad one leaves no output behind.
+  Index startStep = 0;
+  if (!options.restartPath.empty()) {
+    startStep = restoreCheckpoint(options.restartPath, description, *simulation, &extracts);
+    if (startStep >= description.steps)
+      throw InputError(options.restartPath, "",
+                       "the checkpoint is at step " + std::to_string(startStep) + " and the run ends at step " +
+                           std::to_string(description.steps) + " (case.steps, --steps): nothing left to run");
+    if (talk) std::fprintf(stderr, "octoflow: restarted from %s at step %lld\n", options.restartPath.c_str(),
+                           static_cast<long long>(startStep));
+  }
   // Over several ranks each hands its own piece of the grid to Catalyst and writes its own piece
   // of each field file (.pvti); one rank hands and writes the whole grid.
   const bool pieces = simulation->ranks() > 1;
@@ -175,7 +197,7 @@ int runCase(const RunOptions& options) {
   const Index tracersEvery = tracerSettings.enabled() ? tracerSettings.every : 0;
 
   const bool outputDirectoryExisted = std::filesystem::exists(outputDirectory);
-  if (root) std::filesystem::create_directories(outputDirectory);
+  if (root) createOutputDirectory(outputDirectory);
 #if OCTOFLOW_HAVE_PARAVIEW
   // Files are written on a host thread (BackgroundWriter) from the host arrays of a step while
   // the solver goes on; the run waits for it before those arrays change.
@@ -195,7 +217,16 @@ int runCase(const RunOptions& options) {
   const Index diagnosticsEvery = diagnosticsLog.every;
   std::unique_ptr<DiagnosticsCsv> diagnostics;
   if (root && diagnosticsEvery > 0)
-    diagnostics = std::make_unique<DiagnosticsCsv>(outputDirectory / diagnosticsLog.fileName, diagnosticsLog.columns);
+    diagnostics = std::make_unique<DiagnosticsCsv>(outputDirectory / diagnosticsLog.fileName, diagnosticsLog.columns,
+                                                   options.restartPath.empty() ? -1 : startStep);
+#if OCTOFLOW_HAVE_PARAVIEW
+  // A restart goes on with the series of the run it continues: their entries up to its step stay.
+  if (!options.restartPath.empty()) {
+    const double resumeTime = simulation->timeOf(startStep);
+    for (auto* writer : {fieldWriter.get(), tracerWriter.get(), surfaceWriter.get()})
+      if (writer && root) writer->resume(resumeTime);
+  }
+#endif
 
   // Time in the pipelines (rank 0): the first run (which loads the scripts) and the others.
   double catalystFirstSeconds = 0.0, catalystSeconds = 0.0;
@@ -254,7 +285,6 @@ int runCase(const RunOptions& options) {
                         : NodeBox::of(description.extent);
     if (!needed.empty()) fields = pieces ? simulation->pieceFields(needed) : simulation->fetchFields(needed);
     if (!root && !pieces) return;
-    for (const auto& array : fields.arrays) checkFinite(step, array.values, array.components * fields.box.cellCount());
     // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before
     // any file of ours is written. Ranks other than 0 hand empty surfaces and tracers.
     const auto catalystStart = std::chrono::steady_clock::now();
@@ -290,25 +320,83 @@ int runCase(const RunOptions& options) {
         surfaceWriter->write(step, simulation->timeOf(step), adaptors::makeSurfacePolyData(surface));
       });
 #else
-    // No files without VTK, but an output step still checks that the run is sound.
-    if (fieldOutput && !fieldNames.empty()) {
-      const sim::FieldSet& fields = simulation->fetchFields({fieldNames.front()});
-      if (root) checkFinite(step, fields.arrays.front().values, simulation->fields().front().components * fields.box.cellCount());
-    }
     (void)asked;
     (void)tracerOutput;
     (void)surfaceOutput;
 #endif
   };
 
-  Progress progress(totalSteps, description.extent.cellCount(), talk);
-  try {
-    handleStep(0);
-  } catch (const InputError&) {
-    // A script that fails on its first run is bad input: leave nothing of this run behind.
+  // Checkpoints at multiples of checkpoint.every and at the last step; on a stop signal, at the
+  // step the run stops at.
+  const Index checkpointEvery = description.checkpoint.every;
+  const std::string checkpointFolder = checkpointDirectory(description);
+  std::string lastCheckpoint = options.restartPath;
+  Index lastCheckpointStep = options.restartPath.empty() ? -1 : startStep;
+  const auto saveCheckpoint = [&](Index keep) {
+    background.wait();
+    lastCheckpoint = writeCheckpoint(description, *simulation, extracts, checkpointFolder, description.name, keep);
+    lastCheckpointStep = simulation->step();
+  };
+
+  // The watchdog: on a fault, the run stops; the last good state (the step of the last check
+  // passed) is computed again from the newest checkpoint before it, or from the start (a run is
+  // deterministic), and written for inspection.
+  const Index checkEvery = description.watchdog.checkEvery;
+  Index lastGoodStep = startStep;
+  const auto stopDiverged = [&](const sim::FieldFault& fault) {
+    const Index badStep = simulation->step();
+    background.wait();
+#if OCTOFLOW_HAVE_PARAVIEW
+    publishPieces();
+#endif
     diagnostics.reset();
-    if (root && !outputDirectoryExisted) std::filesystem::remove_all(outputDirectory);
-    throw;
+    std::string message = "the simulation diverged: at step " + std::to_string(badStep) + " " + fault.describe() +
+                          "; the last good state is step " + std::to_string(lastGoodStep);
+    if (talk)
+      std::fprintf(stderr, "\noctoflow: %s; computing it again from %s\n", message.c_str(),
+                   lastCheckpointStep >= 0 && lastCheckpointStep <= lastGoodStep ? lastCheckpoint.c_str() : "the start");
+    if (lastCheckpointStep >= 0 && lastCheckpointStep <= lastGoodStep) {
+      restoreCheckpoint(lastCheckpoint, description, *simulation, nullptr);
+    } else {
+      simulation.reset();  // its memory first
+      simulation = description.solverCase->create(description, sim::CreateOptions{backend, OCTOFLOW_HAVE_MPI != 0});
+    }
+    simulation->advance(lastGoodStep - simulation->step());
+    const std::string name = description.name + "_last_good";
+    const std::string snapshot = writeCheckpoint(description, *simulation, extracts, checkpointFolder, name, 0);
+    message += " (" + snapshot;
+#if OCTOFLOW_HAVE_PARAVIEW
+    adaptors::XmlSeriesWriter snapshotWriter(outputDirectory, name);
+    const std::vector<std::string> names = sim::fieldNames(simulation->fields());
+    const sim::FieldSet& fields = pieces ? simulation->pieceFields(names) : simulation->fetchFields(names);
+    if (root || pieces) {
+      const std::vector<NodeBox> boxes = pieces && root ? simulation->pieceBoxes() : std::vector<NodeBox>{};
+      writeFieldsFile(description, *simulation, snapshotWriter, lastGoodStep, fields, pieces ? &boxes : nullptr,
+                      simulation->rank());
+    }
+    if (pieces) {
+#if OCTOFLOW_HAVE_MPI
+      MPI_Barrier(MPI_COMM_WORLD);
+#endif
+      if (root) snapshotWriter.publishPieces();
+    }
+    message += ", " + snapshotWriter.seriesPath().string();
+#endif
+    message += "): lower the velocities or the time step, raise tau (or use collision = \"trt\"), or refine the grid";
+    throw DivergenceError(message);
+  };
+
+  StopSignals stopSignals;
+  Progress progress(totalSteps, description.extent.cellCount(), talk);
+  if (startStep == 0) {
+    try {
+      handleStep(0);
+    } catch (const InputError&) {
+      // A script that fails on its first run is bad input: leave nothing of this run behind.
+      diagnostics.reset();
+      if (root && !outputDirectoryExisted) std::filesystem::remove_all(outputDirectory);
+      throw;
+    }
   }
   Index chunk = 1;
   while (simulation->step() < totalSteps) {
@@ -319,6 +407,8 @@ int runCase(const RunOptions& options) {
     target = std::min(target, nextMultiple(step, tracerSettings.outputEvery, totalSteps));
     target = std::min(target, nextMultiple(step, description.surface.outputEvery, totalSteps));
     target = std::min(target, nextMultiple(step, tracersEvery, totalSteps));
+    target = std::min(target, nextMultiple(step, checkpointEvery, totalSteps));
+    target = std::min(target, nextMultiple(step, checkEvery, totalSteps));
     target = agreed(std::min(target, nextMultiple(step, diagnosticsEvery, totalSteps)));
     if (isMultiple(step, tracersEvery)) {
       // Over the steps to the next tracer step, in the flow of this one. On the CPU (and over
@@ -327,9 +417,29 @@ int runCase(const RunOptions& options) {
       extracts.moveTracers(static_cast<int>(std::min(tracersEvery, totalSteps - step)));
     }
     simulation->advance(target - step);
-    handleStep(simulation->step());
-    progress.update(simulation->step());
-    const double rate = progress.stepsPerSecond(simulation->step());
+    const Index now = simulation->step();
+    if (isMultiple(now, checkEvery) || (checkEvery > 0 && now == totalSteps)) {
+      sim::FieldFault fault;
+      if (!fieldsAreSane(*simulation, fault)) stopDiverged(fault);
+      lastGoodStep = now;
+    }
+    handleStep(now);
+    if (description.checkpoint.enabled() && (isMultiple(now, checkpointEvery) || now == totalSteps))
+      saveCheckpoint(description.checkpoint.keep);
+    if (const int signal = agreedSignal(stopSignals.requested())) {
+      // Stop here, resumable: the checkpoint of this step (kept beside the others).
+      if (lastCheckpointStep != now) saveCheckpoint(description.checkpoint.enabled() ? description.checkpoint.keep : 0);
+      background.wait();
+#if OCTOFLOW_HAVE_PARAVIEW
+      publishPieces();
+#endif
+      if (root)
+        std::fprintf(stderr, "\noctoflow: stopped by %s at step %lld; to go on: octoflow run %s --restart %s\n",
+                     signalName(signal), static_cast<long long>(now), options.casePath.c_str(), lastCheckpoint.c_str());
+      return 128 + signal;
+    }
+    progress.update(now);
+    const double rate = progress.stepsPerSecond(now);
     chunk = std::max<Index>(1, static_cast<Index>(rate * kChunkSeconds));
   }
   background.wait();

@@ -13,9 +13,11 @@ struct RunOptions {
   std::string outputDirectory;      // empty: the case's
   std::vector<std::string> catalystScripts;  // added to the case's [insitu] scripts
   bool quiet = false;
+  std::string restartPath;          // a checkpoint to go on from (empty: start at step 0)
 };
 
-// Runs a case end to end: solver, offline VTK series, Catalyst. Returns the exit code.
+// Runs a case end to end: solver, offline VTK series, Catalyst, checkpoints, the watchdog. Returns
+// the exit code: 0, or 128 + the signal (130, 143) when SIGINT or SIGTERM stopped it.
 int runCase(const RunOptions& options);
 // Parses and checks a case without running it; prints a summary.
 int validateCase(const std::string& casePath);

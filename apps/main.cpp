@@ -1,6 +1,7 @@
 // The `octoflow` command line program.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <string>
 
@@ -10,6 +11,7 @@
 
 #include "BenchmarkCommands.hpp"
 #include "RunCommand.hpp"
+#include "Watchdog.hpp"
 #include "common/Error.hpp"
 #include "exec/Backend.hpp"
 
@@ -21,9 +23,13 @@ namespace {
 
 using namespace octoflow;
 
-// User errors exit with 2 (as bad flags do); faults of the program or machine with 1.
-constexpr int kExitInputError = 2;
+// Exit codes: 0 done; 1 a fault of the program or machine; 2 bad input (as bad flags); 3 the
+// watchdog stopped a diverging run; 4 an output could not be written (disk full, permission);
+// 130 and 143 stopped by SIGINT and SIGTERM (a checkpoint to go on from is written).
 constexpr int kExitFailure = 1;
+constexpr int kExitInputError = 2;
+constexpr int kExitDiverged = 3;
+constexpr int kExitOutputError = 4;
 
 int printInfo() {
   std::printf("octoflow %s\n", OCTOFLOW_VERSION);
@@ -62,6 +68,7 @@ int runCli(int argc, char** argv) {
   runCommand->add_option("--output", run.outputDirectory, "Override the output directory");
   runCommand->add_option("--catalyst", run.catalystScripts, "Add a Catalyst script (repeatable)");
   runCommand->add_flag("--quiet", run.quiet, "No progress or summary on stderr");
+  runCommand->add_option("--restart", run.restartPath, "Go on from a checkpoint (<case>_<step>.ckpt, see docs/FORMATS.md)");
 
   std::string validatePath;
   auto* validateCommand = cli.add_subcommand("validate", "Parse and check a case file without running it");
@@ -101,6 +108,8 @@ int runCli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file over the size limit (ulimit -f) fails its write (EFBIG, exit 4) instead of killing us.
+  std::signal(SIGXFSZ, SIG_IGN);
 #if OCTOFLOW_HAVE_MPI
   MPI_Init(&argc, &argv);
 #endif
@@ -110,6 +119,12 @@ int main(int argc, char** argv) {
   } catch (const InputError& error) {
     std::fprintf(stderr, "octoflow: error: %s\n", error.what());
     code = kExitInputError;
+  } catch (const app::DivergenceError& error) {
+    std::fprintf(stderr, "octoflow: stopped: %s\n", error.what());
+    code = kExitDiverged;
+  } catch (const OutputError& error) {
+    std::fprintf(stderr, "octoflow: error: %s\n", error.what());
+    code = kExitOutputError;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "octoflow: failed: %s\n", error.what());
     code = kExitFailure;

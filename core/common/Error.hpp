@@ -26,6 +26,19 @@ private:
   std::string key_;
 };
 
+// A file or folder that could not be written (disk full, permission denied, read-only file
+// system): names the path and the system's reason. The CLI exits with code 4; the writer leaves no
+// partial file under the final name.
+class OutputError : public Error {
+public:
+  OutputError(const std::string& path, const std::string& problem)
+      : Error("cannot write " + path + ": " + problem), path_(path) {}
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
 // An allocation that did not fit: says how much was asked for and how much was free.
 class OutOfMemoryError : public Error {
 public:

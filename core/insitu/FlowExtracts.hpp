@@ -40,6 +40,13 @@ public:
   insitu::Surface surface();
   // Rank 0: the times of the last surface's extraction (the field it was made from not included).
   IsosurfaceTimes lastSurfaceTimes() const { return extractor_ ? extractor_->lastTimes() : IsosurfaceTimes{}; }
+  // Checkpoints (rank 0; nothing elsewhere): the tracers as records, and the same read back.
+  std::vector<sim::StateRecord> saveState() const {
+    return tracers_ ? tracers_->saveState() : std::vector<sim::StateRecord>{};
+  }
+  void restoreState(const sim::StateSource& source) {
+    if (tracers_) tracers_->restoreState(source);
+  }
   // Rank 0: tracers released so far, and not released for lack of room (max_particles).
   Index released() const { return tracers_ ? tracers_->released() : 0; }
   Index refused() const { return tracers_ ? tracers_->refused() : 0; }

@@ -303,9 +303,62 @@ std::vector<std::string> surfaceFieldNames(const std::vector<sim::FieldInfo>& fi
 }
 
 const std::vector<std::string>& sharedTableNames() {
-  static const std::vector<std::string> names = {"case", "domain", "output", "insitu", "tracers", "surface"};
+  static const std::vector<std::string> names = {"case",    "domain",  "output",     "insitu",
+                                                 "tracers", "surface", "checkpoint", "watchdog"};
   return names;
 }
+
+namespace {
+
+void readCheckpointTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("checkpoint", false);
+  if (!table) return;
+  reader.checkKeys(*table, "checkpoint", {"every", "keep", "directory"});
+  if (const toml::node* every = table->get("every")) {
+    result.checkpoint.every = reader.integer(*every, "checkpoint.every");
+    if (result.checkpoint.every < 0)
+      reader.fail("checkpoint.every", "expected an integer >= 0 (0: no checkpoints), got " +
+                                          std::to_string(result.checkpoint.every));
+  }
+  result.checkpoint.keep = positiveInteger(reader, *table, "checkpoint", "keep", result.checkpoint.keep);
+  if (table->get("directory")) {
+    result.checkpoint.directory = reader.string(table, "checkpoint", "directory", nullptr);
+    if (result.checkpoint.directory.empty()) reader.fail("checkpoint.directory", "expected a non-empty path");
+  }
+}
+
+void readWatchdogTable(const CaseReader& reader, CaseDescription& result) {
+  const toml::table* table = reader.table("watchdog", false);
+  if (!table) return;
+  reader.checkKeys(*table, "watchdog", {"check_every"});
+  if (const toml::node* every = table->get("check_every")) {
+    result.watchdog.checkEvery = reader.integer(*every, "watchdog.check_every");
+    if (result.watchdog.checkEvery < 0)
+      reader.fail("watchdog.check_every", "expected an integer >= 0 (0: no checks), got " +
+                                              std::to_string(result.watchdog.checkEvery));
+  }
+}
+
+// FNV-1a over the TOML text of the tables that define the state (toml++ writes tables in key
+// order, so the text does not depend on the file's layout, comments or the order of keys).
+std::uint64_t stateHashOf(const toml::table& root) {
+  toml::table state = root;
+  for (const char* table : {"output", "insitu", "surface", "checkpoint", "watchdog"}) state.erase(table);
+  if (toml::table* caseTable = state["case"].as_table()) {
+    caseTable->erase("name");
+    caseTable->erase("steps");
+  }
+  std::ostringstream text;
+  text << state;
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (const char c : text.str()) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+}  // namespace
 
 CaseDescription parseCase(const std::string& text, const std::string& sourceName) {
   toml::table root;
@@ -330,7 +383,10 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
   readInSituTable(reader, result);
   readTracersTable(reader, result);
   readSurfaceTable(reader, result);
+  readCheckpointTable(reader, result);
+  readWatchdogTable(reader, result);
   checkSeriesNames(reader, result);
+  result.stateHash = stateHashOf(root);
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <array>
+#include <cstdint>
 #include <memory>
 
 #include "common/Extent.hpp"
@@ -44,6 +45,21 @@ struct SurfaceSettings {
 
 // A whole case: the shared sections, and the solver's own (parsed by the solver named in
 // `case.solver`, sim/SolverRegistry.hpp).
+// [checkpoint]: the solver's full state every `every` steps and at the last step (0: none), the
+// newest `keep` kept, in `directory` (empty: <output.directory>/checkpoints).
+struct CheckpointSettings {
+  Index every = 0;
+  Index keep = 2;
+  std::string directory;
+  bool enabled() const { return every > 0; }
+};
+
+// [watchdog]: every `check_every` steps the fields are searched for values that are not finite or
+// out of their sane range, where the solver lives (0: never).
+struct WatchdogSettings {
+  Index checkEvery = 100;
+};
+
 struct CaseDescription {
   std::string sourcePath;
   std::string name;
@@ -57,6 +73,11 @@ struct CaseDescription {
   InSituSettings insitu;
   TracerRunSettings tracers;
   SurfaceSettings surface;
+  CheckpointSettings checkpoint;
+  WatchdogSettings watchdog;
+  // Of the tables that define the state a run computes ([case] but its name and steps, [domain],
+  // the solver's tables, [tracers]): checkpoints of another case are refused by it.
+  std::uint64_t stateHash = 0;
 };
 
 // Reads and checks a case file. Relative script paths are looked up from the working

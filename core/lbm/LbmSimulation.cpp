@@ -18,6 +18,9 @@ bool asks(const std::vector<std::string>& names, const char* name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// The watchdog's sane ranges (lattice units).
+constexpr float kLowestDensity = 0.1f, kHighestDensity = 10.0f, kHighestSpeed = 0.5f;
+
 class LbmSimulation final : public sim::Simulation {
 public:
   LbmSimulation(const io::CaseDescription& description, const LbmCase& lbmCase, const sim::CreateOptions& options)
@@ -102,15 +105,23 @@ public:
   }
 
   const sim::FieldSet& workingFields(const std::vector<std::string>& names) override {
-    if (ranks() > 1) throw Error("working fields are those of one rank: gather the fields over several");
     const bool density = asks(names, "density"), velocity = asks(names, "velocity");
     const auto working = local().workingFields(density, velocity);
     fields_ = {};
-    fields_.box = NodeBox::of(extent());
+    fields_.box = local().localBox();
+    fields_.owned = local().ownedBox();
     if (density) fields_.arrays.push_back({"density", 1, working.density});
     if (velocity) fields_.arrays.push_back({"velocity", 3, working.velocity});
     return fields_;
   }
+
+  // A lattice fluid stays near rho = 1 and well below the lattice speed of sound.
+  std::vector<sim::FieldLimit> fieldLimits() const override {
+    return {{"density", kLowestDensity, kHighestDensity, false}, {"velocity", 0.0f, kHighestSpeed, true}};
+  }
+
+  sim::SolverState saveState() override { return sim::SolverState{local().saveState(), {}}; }
+  void restoreState(const sim::StateSource& source) override { local().restoreState(source); }
 
   int rank() const override {
 #if OCTOFLOW_HAVE_MPI

@@ -376,6 +376,89 @@ std::vector<float> UniformSolver::populationsOnHost() const {
   return result;
 }
 
+namespace {
+constexpr int kLesVelocityBytes = 3 * static_cast<int>(sizeof(LesVelocityValue));
+}
+
+// The local grid and its owned nodes (no ghost layer), whole-grid coordinates.
+NodeBox UniformSolver::localBox() const {
+  const Placement placement = placementOf(config_);
+  return NodeBox{{placement.origin[0], placement.origin[1], placement.origin[2]}, config_.extent};
+}
+
+NodeBox UniformSolver::ownedBox() const {
+  NodeBox owned = localBox();
+  Index size[3] = {config_.extent.nx, config_.extent.ny, config_.extent.nz};
+  for (int axis = 0; axis < 3; ++axis) {
+    const bool low = config_.ghostFaces & (1u << (2 * axis)), high = config_.ghostFaces & (1u << (2 * axis + 1));
+    owned.lo[axis] += low ? 1 : 0;
+    size[axis] -= (low ? 1 : 0) + (high ? 1 : 0);
+  }
+  owned.size = Extent{size[0], size[1], size[2]};
+  return owned;
+}
+
+std::vector<sim::StateArray> UniformSolver::saveState() const {
+  const NodeBox local = localBox(), ownedWhole = ownedBox();
+  const std::size_t n = static_cast<std::size_t>(nodeCount());
+  std::vector<sim::StateArray> arrays;
+  {
+    std::vector<unsigned char> raw(populations_.size());
+    populations_.copyTo(raw.data(), raw.size());
+    arrays.push_back(sim::extractState("populations", raw.data(), local, ownedWhole, populationCount(),
+                                       storageBytes(config_.storage)));
+  }
+  {
+    std::vector<NodeMoments> grid(n, NodeMoments{0.0f, Vector3{}});
+    if (boundaryCount_ > 0) {
+      std::vector<BoundaryNode> nodes(static_cast<std::size_t>(boundaryCount_));
+      std::vector<NodeMoments> moments(nodes.size());
+      boundaryNodes_.copyTo(nodes.data(), nodes.size());
+      exec::copyBytes(moments.data(), boundaryMoments_.data() + (step_ % 2) * boundaryCount_,
+                      moments.size() * sizeof(NodeMoments));
+      for (std::size_t b = 0; b < nodes.size(); ++b) grid[static_cast<std::size_t>(nodes[b].node)] = moments[b];
+    }
+    arrays.push_back(sim::extractState("boundary_moments", grid.data(), local, ownedWhole, 1,
+                                       static_cast<int>(sizeof(NodeMoments))));
+  }
+  if (hasLesVelocity()) {
+    std::vector<LesVelocityValue> velocity(3 * n);
+    exec::copyBytes(velocity.data(), lesVelocity_.data() + (step_ % 2) * 3 * nodeCount(),
+                    velocity.size() * sizeof(LesVelocityValue));
+    arrays.push_back(sim::extractState("les_velocity", velocity.data(), local, ownedWhole, 1, kLesVelocityBytes));
+  }
+  return arrays;
+}
+
+void UniformSolver::restoreState(const sim::StateSource& source) {
+  const NodeBox local = localBox();
+  const Extent whole = placementOf(config_).whole;
+  const std::size_t n = static_cast<std::size_t>(nodeCount());
+  step_ = source.step();
+  fieldsStep_ = -1;
+  {
+    std::vector<unsigned char> raw(populations_.size());
+    sim::readWrapped(source, "populations", populationCount(), storageBytes(config_.storage), local, whole, raw.data());
+    populations_.copyFrom(raw.data(), raw.size());
+  }
+  {
+    std::vector<NodeMoments> grid(n);
+    sim::readWrapped(source, "boundary_moments", 1, static_cast<int>(sizeof(NodeMoments)), local, whole, grid.data());
+    if (boundaryCount_ > 0) {
+      std::vector<BoundaryNode> nodes(static_cast<std::size_t>(boundaryCount_));
+      std::vector<NodeMoments> moments(nodes.size());
+      boundaryNodes_.copyTo(nodes.data(), nodes.size());
+      for (std::size_t b = 0; b < nodes.size(); ++b) moments[b] = grid[static_cast<std::size_t>(nodes[b].node)];
+      exec::copyBytes(boundaryMoments(step_), moments.data(), moments.size() * sizeof(NodeMoments));
+    }
+  }
+  if (hasLesVelocity()) {
+    std::vector<LesVelocityValue> velocity(3 * n);
+    sim::readWrapped(source, "les_velocity", 1, kLesVelocityBytes, local, whole, velocity.data());
+    exec::copyBytes(lesVelocity(step_), velocity.data(), velocity.size() * sizeof(LesVelocityValue));
+  }
+}
+
 std::vector<double> UniformSolver::obstacleForcePerNode() {
   const Index count = static_cast<Index>(obstacleLinks_.size());
   std::vector<double> perNode(3 * obstacleLinks_.size());

@@ -17,6 +17,7 @@
 #include "lbm/Lattice.hpp"
 #include "lbm/PopulationStorage.hpp"
 #include "lbm/StreamCollide.hpp"
+#include "sim/SolverState.hpp"
 
 namespace octoflow::lbm {
 
@@ -127,6 +128,18 @@ public:
   // The population array as FP32 deviations f_q - w_q, copied to the host: structure-of-arrays
   // in the in-place (AA) layout of the current step's parity (StreamCollide.hpp).
   std::vector<float> populationsOnHost() const;
+  // This grid and the nodes it updates (a piece: less its ghost layers), whole-grid coordinates.
+  NodeBox localBox() const;
+  NodeBox ownedBox() const;
+  // Checkpoints: the state the next step reads, of the owned nodes, as arrays by whole-grid
+  // coordinates: "populations" (the stored values, one plane a population, in
+  // the AA layout of the step's parity, which keeps every node's populations at that node),
+  // "boundary_moments" (NodeMoments of the boundary nodes, zero elsewhere) and, with CSM,
+  // "les_velocity" (3 FP16 a node). And the same read back for every node of the local grid, ghost
+  // layers included (wrapped across periodic faces), with the step counter.
+  std::vector<sim::StateArray> saveState() const;
+  void restoreState(const sim::StateSource& source);
+
   // Force on all obstacles in the last step (momentum exchange), lattice units, summed in a
   // fixed order in double: the same on every backend and thread count.
   std::array<double, 3> obstacleForce();

@@ -190,6 +190,43 @@ void TracerSet::compact() {
   ids_.swap(idsScratch_);
 }
 
+std::vector<sim::StateRecord> TracerSet::saveState() const {
+  const auto n = static_cast<std::size_t>(count_);
+  std::vector<float> positions(3 * n), velocities(3 * n), ages(n);
+  std::vector<std::int64_t> ids(n);
+  std::vector<std::uint8_t> alive(n);
+  exec::copyBytes(positions.data(), positions_.data(), positions.size() * sizeof(float));
+  exec::copyBytes(velocities.data(), velocities_.data(), velocities.size() * sizeof(float));
+  exec::copyBytes(ages.data(), ages_.data(), ages.size() * sizeof(float));
+  exec::copyBytes(ids.data(), ids_.data(), ids.size() * sizeof(std::int64_t));
+  exec::copyBytes(alive.data(), alive_.data(), alive.size());
+  const std::int64_t counters[3] = {count_, nextId_, refused_};
+  return {sim::makeRecord("tracer_counters", counters, 3), sim::makeRecord("tracer_positions", positions),
+          sim::makeRecord("tracer_velocities", velocities), sim::makeRecord("tracer_ages", ages),
+          sim::makeRecord("tracer_ids", ids),           sim::makeRecord("tracer_alive", alive)};
+}
+
+void TracerSet::restoreState(const sim::StateSource& source) {
+  const std::vector<std::int64_t> counters = source.values<std::int64_t>("tracer_counters", 3);
+  if (counters[0] < 0 || counters[0] > settings_.maxParticles || counters[1] < counters[0] || counters[2] < 0)
+    source.fail("tracer_counters", "holds " + std::to_string(counters[0]) + " tracers, more than tracers.max_particles = " +
+                                       std::to_string(settings_.maxParticles) + ", or bad counts");
+  const auto n = static_cast<std::size_t>(counters[0]);
+  const std::vector<float> positions = source.values<float>("tracer_positions", 3 * n);
+  const std::vector<float> velocities = source.values<float>("tracer_velocities", 3 * n);
+  const std::vector<float> ages = source.values<float>("tracer_ages", n);
+  const std::vector<std::int64_t> ids = source.values<std::int64_t>("tracer_ids", n);
+  const std::vector<std::uint8_t> alive = source.values<std::uint8_t>("tracer_alive", n);
+  count_ = counters[0];
+  nextId_ = counters[1];
+  refused_ = counters[2];
+  exec::copyBytes(positions_.data(), positions.data(), positions.size() * sizeof(float));
+  exec::copyBytes(velocities_.data(), velocities.data(), velocities.size() * sizeof(float));
+  exec::copyBytes(ages_.data(), ages.data(), ages.size() * sizeof(float));
+  exec::copyBytes(ids_.data(), ids.data(), ids.size() * sizeof(std::int64_t));
+  exec::copyBytes(alive_.data(), alive.data(), alive.size());
+}
+
 TracerView TracerSet::view() {
   compact();
   exec::copyBytes(hostPositions_.data(), positions_.data(), 3 * count_ * sizeof(float));

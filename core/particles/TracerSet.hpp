@@ -10,6 +10,7 @@
 #include "exec/Backend.hpp"
 #include "exec/Memory.hpp"
 #include "particles/TracerMotion.hpp"
+#include "sim/SolverState.hpp"
 
 namespace octoflow::particles {
 
@@ -66,6 +67,11 @@ public:
   void advect(const VelocityFieldView& field, int latticeSteps = 1);
   // Drops retired tracers and copies the live ones to the host.
   TracerView view();
+
+  // Checkpoints: every tracer held (retired ones too, as they are) and the counters, as records;
+  // and the same read back.
+  std::vector<sim::StateRecord> saveState() const;
+  void restoreState(const sim::StateSource& source);
 
   Index count() const { return count_; }          // tracers held (retired ones until the next compaction)
   Index released() const { return nextId_; }      // since the start

@@ -113,12 +113,29 @@ public:
   }
 
   const sim::FieldSet& workingFields(const std::vector<std::string>& names) override {
-    if (ranks() > 1) throw Error("working fields are those of one rank: gather the fields over several");
     fields_ = {};
-    fields_.box = NodeBox::of(extent());
+    fields_.box = solver_->localBox();
+    fields_.owned = solver_->ownedBox();
     for (int field = 0; field < 2; ++field)
       if (asks(names, kFieldNames[field])) fields_.arrays.push_back({kFieldNames[field], 1, working(field)});
     return fields_;
+  }
+
+  // phi (0 in the melt, 1 in the crystal) overshoots its range only a little at a sound interface.
+  std::vector<sim::FieldLimit> fieldLimits() const override {
+    return {{"phi", -0.1f, 1.1f, false}, {"temperature", -3.0e38f, 3.0e38f, false}};
+  }
+
+  // The solver's fields, and the last diagnostics row's time and tip (the tip velocity's history).
+  sim::SolverState saveState() override {
+    const double history[2] = {lastTime_, lastTipX_};
+    return sim::SolverState{solver_->saveState(), {sim::makeRecord("dendrite_history", history, 2)}};
+  }
+  void restoreState(const sim::StateSource& source) override {
+    solver_->restoreState(source);
+    const std::vector<double> history = source.values<double>("dendrite_history", 2);
+    lastTime_ = history[0];
+    lastTipX_ = history[1];
   }
 
   int rank() const override {

@@ -97,6 +97,41 @@ void PhaseFieldSolver::initialize() {
   if (haloExchange_) haloExchange_(phi_[0].data(), u_[0].data(), nullptr);
 }
 
+NodeBox PhaseFieldSolver::localBox() const {
+  return NodeBox{{config_.origin[0], config_.origin[1], config_.origin[2]}, config_.extent};
+}
+
+NodeBox PhaseFieldSolver::ownedBox() const {
+  if (!config_.isPiece) return localBox();
+  NodeBox owned = config_.owned;
+  for (int axis = 0; axis < 3; ++axis) owned.lo[axis] += config_.origin[static_cast<std::size_t>(axis)];
+  return owned;
+}
+
+std::vector<sim::StateArray> PhaseFieldSolver::saveState() const {
+  const auto count = static_cast<std::size_t>(nodeCount());
+  std::vector<float> host(count);
+  std::vector<sim::StateArray> arrays;
+  const std::array<const exec::Buffer<float>*, 2> fields = {&phi_[current_], &u_[current_]};
+  const char* names[2] = {"phi", "u"};
+  for (int f = 0; f < 2; ++f) {
+    fields[static_cast<std::size_t>(f)]->copyTo(host.data(), count);
+    arrays.push_back(sim::extractState(names[f], host.data(), localBox(), ownedBox(), 1, sizeof(float)));
+  }
+  return arrays;
+}
+
+void PhaseFieldSolver::restoreState(const sim::StateSource& source) {
+  const auto count = static_cast<std::size_t>(nodeCount());
+  const Extent whole = config_.isPiece ? config_.whole : config_.extent;
+  std::vector<float> host(count);
+  sim::readWrapped(source, "phi", 1, sizeof(float), localBox(), whole, host.data());
+  phi_[current_].copyFrom(host.data(), count);
+  sim::readWrapped(source, "u", 1, sizeof(float), localBox(), whole, host.data());
+  u_[current_].copyFrom(host.data(), count);
+  step_ = source.step();
+}
+
 void PhaseFieldSolver::advance(Index steps) {
   SweepArguments a;
   a.extent = config_.extent;

@@ -12,6 +12,7 @@
 #include "exec/Backend.hpp"
 #include "exec/Memory.hpp"
 #include "phasefield/PhaseFieldSweep.hpp"
+#include "sim/SolverState.hpp"
 
 namespace octoflow::phasefield {
 
@@ -65,6 +66,14 @@ public:
   void mapPhi(float* out, double scale, double offset) const;
   void mapU(float* out, double scale, double offset) const;
   Index nodeCount() const { return config_.extent.cellCount(); }
+  // This grid (ghost layers included) and the nodes it updates, whole-grid coordinates.
+  NodeBox localBox() const;
+  NodeBox ownedBox() const;
+  // Checkpoints: "phi" and "u" of the owned nodes by whole-grid coordinates (the noise needs no
+  // state: it is keyed by node and step); and the same read back for every node of the local grid,
+  // ghost layers included, with the step counter.
+  std::vector<sim::StateArray> saveState() const;
+  void restoreState(const sim::StateSource& source);
 
 private:
   PhaseFieldConfig config_;

@@ -15,6 +15,7 @@
 
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
+#include "sim/SolverState.hpp"
 
 namespace octoflow::sim {
 
@@ -33,6 +34,9 @@ struct FieldSet {
     const float* values = nullptr;
   };
   NodeBox box;
+  // The nodes of `box` this rank updates (whole-grid coordinates); the rest are ghost layers, which
+  // may lie beyond the grid across periodic faces. Host sets: box itself.
+  NodeBox owned;
   std::vector<Array> arrays;
   const float* values(const std::string& name) const {
     for (const Array& array : arrays)
@@ -46,6 +50,15 @@ struct DerivedArray {
   std::string name;
   int components = 1;
   std::vector<float> values;
+};
+
+// A field's sane values: [lowest, highest], or, for a vector field with `magnitude`, a length
+// below `highest`. Values that are not finite are never sane.
+struct FieldLimit {
+  std::string field;
+  float lowest = -3.0e38f, highest = 3.0e38f;
+  bool magnitude = false;
+  std::string describe() const;
 };
 
 // A CSV the run writes every `every` steps (0: none), one row a time from diagnostics(): the
@@ -80,9 +93,22 @@ public:
   virtual const FieldSet& pieceFields(const std::vector<std::string>& names) = 0;
   // Every rank's piece box (pieceFields().box) in rank order, without communication.
   virtual std::vector<NodeBox> pieceBoxes() const { return {NodeBox::of(extent())}; }
-  // One rank only: the named fields where the solver lives (device memory on CUDA), computed for
-  // the current state, for work done there (isosurfaces, tracers).
+  // The named fields of this rank's grid where the solver lives (device memory on CUDA), computed
+  // for the current state, for work done there (isosurfaces, tracers, the watchdog): `box` is the
+  // rank's whole local grid, ghost layers included, `owned` the nodes it updates. One rank: both
+  // are the whole grid.
   virtual const FieldSet& workingFields(const std::vector<std::string>& names) = 0;
+
+  // Sane ranges of the fields, for the watchdog (apps/Watchdog.hpp): a value outside them, or not
+  // finite, stops the run.
+  virtual std::vector<FieldLimit> fieldLimits() const = 0;
+
+  // Checkpoints (io/Checkpoint.hpp). Collective. The full state this rank holds (host copies of
+  // its owned nodes, records that let the run go on bit for bit: the diagnostics' history...), and
+  // the same read back from a checkpoint written by any number of ranks: afterwards step() is the
+  // checkpoint's and the next advance() computes exactly what the saved run computed next.
+  virtual SolverState saveState() = 0;
+  virtual void restoreState(const StateSource& source) = 0;
 
   virtual int rank() const { return 0; }
   virtual int ranks() const { return 1; }

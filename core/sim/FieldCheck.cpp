@@ -1,0 +1,79 @@
+#include "sim/FieldCheck.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "common/Error.hpp"
+#include "exec/Memory.hpp"
+
+namespace octoflow::sim {
+
+std::string FieldLimit::describe() const {
+  char text[160];
+  if (magnitude)
+    std::snprintf(text, sizeof text, "|%s| < %g", field.c_str(), static_cast<double>(highest));
+  else
+    std::snprintf(text, sizeof text, "%g <= %s <= %g", static_cast<double>(lowest), field.c_str(),
+                  static_cast<double>(highest));
+  return text;
+}
+
+std::string FieldFault::describe() const {
+  char text[320];
+  char value[120];
+  if (components == 3)
+    std::snprintf(value, sizeof value, "(%g, %g, %g)", static_cast<double>(values[0]), static_cast<double>(values[1]),
+                  static_cast<double>(values[2]));
+  else
+    std::snprintf(value, sizeof value, "%g", static_cast<double>(values[0]));
+  std::snprintf(text, sizeof text, "%s = %s at node (%lld, %lld, %lld) (rank %d): outside the sane range %s",
+                field.c_str(), value, static_cast<long long>(node[0]), static_cast<long long>(node[1]),
+                static_cast<long long>(node[2]), rank, limit.c_str());
+  return text;
+}
+
+std::uint64_t findFirstFault(exec::Backend backend, const FaultSearch& search) {
+  if (backend == exec::Backend::Cuda) {
+#if OCTOFLOW_HAVE_CUDA
+    return detail::findFirstFaultOnCuda(search);
+#else
+    throw Error("this build has no CUDA");
+#endif
+  }
+  const Index count = search.region.cellCount();
+  std::uint64_t first = kNoFault;
+#pragma omp parallel for reduction(min : first) schedule(static)
+  for (Index n = 0; n < count; ++n)
+    if (search.faulty(n)) first = std::min(first, static_cast<std::uint64_t>(n));
+  return first;
+}
+
+bool findFieldFault(exec::Backend backend, const FieldSet& fields, const std::vector<FieldLimit>& limits,
+                    FieldFault& fault) {
+  NodeBox region = fields.owned;
+  for (int axis = 0; axis < 3; ++axis) region.lo[axis] -= fields.box.lo[axis];
+  for (const FieldLimit& limit : limits) {
+    int components = 1;
+    const float* values = nullptr;
+    for (const FieldSet::Array& array : fields.arrays)
+      if (array.name == limit.field) values = array.values, components = array.components;
+    if (!values) continue;
+    const FaultSearch search{values, components, fields.box.size, region, limit.lowest, limit.highest, limit.magnitude};
+    const std::uint64_t first = findFirstFault(backend, search);
+    if (first == kNoFault) continue;
+    Index i, j, k;
+    region.size.coordinates(static_cast<Index>(first), i, j, k);
+    const Index node = fields.box.size.linear(region.lo[0] + i, region.lo[1] + j, region.lo[2] + k);
+    fault.field = limit.field;
+    fault.limit = limit.describe();
+    fault.components = std::min(components, 3);
+    exec::copyBytes(fault.values, values + node * components, sizeof(float) * static_cast<std::size_t>(fault.components));
+    fault.node[0] = fields.owned.lo[0] + i;
+    fault.node[1] = fields.owned.lo[1] + j;
+    fault.node[2] = fields.owned.lo[2] + k;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace octoflow::sim
