@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -43,8 +44,23 @@ constexpr double kChunkSeconds = 0.2;
 io::CaseDescription loadWithOverrides(const RunOptions& options) {
   io::CaseDescription description = io::loadCase(options.casePath);
   if (options.steps < 0) throw InputError("--steps", "", "expected a positive integer, got " + std::to_string(options.steps));
+  // CLI11 turns an integer too large for long long into long long's maximum: a typo such as
+  // --steps 10000000000000000000000 must not start a run that never ends.
+  if (options.steps == std::numeric_limits<long long>::max())
+    throw InputError("--steps", "", "out of range (expected a positive integer below 2^63 - 1)");
   if (options.steps > 0) description.steps = options.steps;
   if (!options.outputDirectory.empty()) description.output.directory = options.outputDirectory;
+  // A file where the output folder or one of its parents should be: no folder can be made there.
+  // Said now, as bad input, before the solver starts.
+  std::error_code error;
+  std::filesystem::path folder = std::filesystem::absolute(description.output.directory, error);
+  while (!std::filesystem::exists(folder, error) && folder.has_relative_path()) folder = folder.parent_path();
+  if (std::filesystem::exists(folder, error) && !std::filesystem::is_directory(folder, error)) {
+    const std::string problem = "\"" + description.output.directory + "\" cannot be made: " + folder.string() +
+                                " exists and is not a folder";
+    if (!options.outputDirectory.empty()) throw InputError("--output", "", problem);
+    throw InputError(description.sourcePath, "output.directory", problem);
+  }
   for (const std::string& script : options.catalystScripts) {
     if (!std::filesystem::is_regular_file(script))
       throw InputError("--catalyst", script, "Catalyst script not found");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -54,6 +55,9 @@ void readDomainTable(const CaseReader& reader, CaseDescription& result) {
     if (extent[axis] <= 0)
       reader.fail("domain.size", "expected positive integers, got " + std::to_string(extent[axis]));
   }
+  // The node count sizes every array: a product beyond Index would wrap round to a wrong count.
+  if (extent[0] > std::numeric_limits<Index>::max() / extent[1] / extent[2])
+    reader.fail("domain.size", "too many nodes: their number exceeds 2^63 - 1");
   result.extent = Extent{extent[0], extent[1], extent[2]};
   result.periodic = {false, false, result.dimensions == 2};
   if (const toml::node* flags = table->get("periodic")) {

@@ -27,6 +27,26 @@ Vector3 toVector(const std::vector<double>& values) {
   return v;
 }
 
+// A vector of the case (body force, boundary velocity) in single precision: NaN, infinity or a
+// value beyond float's range would surface only as a diverged run, after output exists.
+Vector3 finiteVector(const CaseReader& reader, const toml::node& node, const std::string& key, int dimensions) {
+  const std::vector<double> values = reader.numbers(node, key, dimensions);
+  for (const double value : values)
+    if (!std::isfinite(static_cast<float>(value)))
+      reader.fail(key, "expected finite numbers (single precision), got " + std::to_string(value));
+  return toVector(values);
+}
+
+// An obstacle's point (center, min, max, translate), finite: the geometry would reject NaN only
+// without the key's full name.
+std::array<double, 3> finitePoint(const CaseReader& reader, const toml::table& entry, const std::string& prefix,
+                                  const std::string& key, int dimensions) {
+  const std::array<double, 3> values = point(reader, entry, prefix, key, dimensions);
+  for (const double value : values)
+    if (!std::isfinite(value)) reader.fail(prefix + "." + key, "expected finite numbers, got " + std::to_string(value));
+  return values;
+}
+
 void readUnitsTable(const CaseReader& reader, const io::CaseDescription&, LbmCase& result) {
   const toml::table* table = reader.table("units", false);
   if (!table) return;
@@ -103,7 +123,7 @@ void readLbmTable(const CaseReader& reader, const io::CaseDescription& common, L
     result.config.tau = static_cast<float>(tauFromViscosity(value));
   }
   if (const toml::node* force = table->get("body_force"))
-    result.config.acceleration = toVector(reader.numbers(*force, "lbm.body_force", common.dimensions));
+    result.config.acceleration = finiteVector(reader, *force, "lbm.body_force", common.dimensions);
 }
 
 void readBoundaries(const CaseReader& reader, const io::CaseDescription& common, LbmCase& result) {
@@ -128,7 +148,7 @@ void readBoundaries(const CaseReader& reader, const io::CaseDescription& common,
       if (!velocityNode)
         reader.fail(prefix + ".velocity", "missing (a " + type + " boundary needs " + std::to_string(common.dimensions) +
                                               " velocity components)");
-      condition.velocity = toVector(reader.numbers(*velocityNode, prefix + ".velocity", common.dimensions));
+      condition.velocity = finiteVector(reader, *velocityNode, prefix + ".velocity", common.dimensions);
     } else if (velocityNode) {
       reader.fail(prefix + ".velocity", "only moving_wall and velocity boundaries take a velocity");
     }
@@ -185,7 +205,7 @@ void readObstacles(const CaseReader& reader, const io::CaseDescription& common, 
       reader.checkKeys(entry, prefix, shape == "sphere" ? std::vector<std::string>{"shape", "center", "radius"}
                                                         : std::vector<std::string>{"shape", "center", "radius", "axis"});
       spec.kind = shape == "sphere" ? geometry::ShapeKind::Sphere : geometry::ShapeKind::Cylinder;
-      spec.center = point(reader, entry, prefix, "center", dimensions);
+      spec.center = finitePoint(reader, entry, prefix, "center", dimensions);
       const toml::node* radius = entry.get("radius");
       if (!radius) reader.fail(prefix + ".radius", "missing (expected a positive number)");
       spec.radius = reader.positive(*radius, prefix + ".radius");
@@ -197,8 +217,8 @@ void readObstacles(const CaseReader& reader, const io::CaseDescription& common, 
     } else if (shape == "box") {
       reader.checkKeys(entry, prefix, {"shape", "min", "max"});
       spec.kind = geometry::ShapeKind::Box;
-      spec.min = point(reader, entry, prefix, "min", dimensions);
-      spec.max = point(reader, entry, prefix, "max", dimensions);
+      spec.min = finitePoint(reader, entry, prefix, "min", dimensions);
+      spec.max = finitePoint(reader, entry, prefix, "max", dimensions);
       for (int axis = 0; axis < dimensions; ++axis)
         if (spec.min[axis] > spec.max[axis]) reader.fail(prefix + ".max", "expected max >= min on every axis");
     } else {
@@ -207,7 +227,7 @@ void readObstacles(const CaseReader& reader, const io::CaseDescription& common, 
       spec.kind = geometry::ShapeKind::Stl;
       spec.file = resolvePath(reader.string(&entry, prefix, "file", nullptr), reader.source());
       if (const toml::node* scale = entry.get("scale")) spec.scale = reader.positive(*scale, prefix + ".scale");
-      if (entry.get("translate")) spec.translate = point(reader, entry, prefix, "translate", dimensions);
+      if (entry.get("translate")) spec.translate = finitePoint(reader, entry, prefix, "translate", dimensions);
     }
     result.obstacles.push_back(spec);
   }
@@ -241,8 +261,15 @@ void rasterizeObstacles(const CaseReader& reader, const io::CaseDescription& com
   if (result.obstacles.empty()) return;
   const Extent& extent = common.extent;
   result.config.solid.assign(static_cast<std::size_t>(extent.cellCount()), 0);
-  for (std::size_t n = 0; n < result.obstacles.size(); ++n)
-    geometry::rasterize(result.obstacles[n], extent, result.config.solid.data());
+  for (std::size_t n = 0; n < result.obstacles.size(); ++n) {
+    try {
+      geometry::rasterize(result.obstacles[n], extent, result.config.solid.data());
+    } catch (const InputError& error) {
+      // The STL reader names only the STL file: add the case file and the obstacle's key.
+      if (result.obstacles[n].file.empty() || error.source() != result.obstacles[n].file) throw;
+      reader.fail("obstacle[" + std::to_string(n) + "].file", error.what());
+    }
+  }
   const auto solidNodes = std::count(result.config.solid.begin(), result.config.solid.end(), std::uint8_t{1});
   if (solidNodes == 0)
     reader.fail("obstacle", "the obstacles cover no node of the domain (node (i,j,k) sits at (i,j,k))");
