@@ -1,10 +1,12 @@
 #include "RunCommand.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "Progress.hpp"
 #include "StopSignals.hpp"
 #include "Watchdog.hpp"
+#include "sim/FieldCheck.hpp"
 #include "common/Error.hpp"
 #include "insitu/FlowExtracts.hpp"
 #include "io/BackgroundWriter.hpp"
@@ -43,12 +46,13 @@ constexpr double kChunkSeconds = 0.2;
 
 io::CaseDescription loadWithOverrides(const RunOptions& options) {
   io::CaseDescription description = io::loadCase(options.casePath);
-  if (options.steps < 0) throw InputError("--steps", "", "expected a positive integer, got " + std::to_string(options.steps));
+  if (options.stepsGiven && options.steps <= 0)
+    throw InputError("--steps", "", "expected a positive integer, got " + std::to_string(options.steps));
   // CLI11 turns an integer too large for long long into long long's maximum: a typo such as
   // --steps 10000000000000000000000 must not start a run that never ends.
   if (options.steps == std::numeric_limits<long long>::max())
     throw InputError("--steps", "", "out of range (expected a positive integer below 2^63 - 1)");
-  if (options.steps > 0) description.steps = options.steps;
+  if (options.stepsGiven) description.steps = options.steps;
   if (!options.outputDirectory.empty()) description.output.directory = options.outputDirectory;
   // A file where the output folder or one of its parents should be: no folder can be made there.
   // Said now, as bad input, before the solver starts.
@@ -100,6 +104,56 @@ T agreed(T value) {
   MPI_Bcast(&value, sizeof value, MPI_BYTE, 0, MPI_COMM_WORLD);
 #endif
   return value;
+}
+
+// Ranks of the run, and those on this host (they share its GPUs and memory).
+std::array<int, 2> ranksInAllAndOnHost() {
+  std::array<int, 2> ranks{1, 1};
+#if OCTOFLOW_HAVE_MPI
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks[0]);
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  MPI_Comm_size(host, &ranks[1]);
+  MPI_Comm_free(&host);
+#endif
+  return ranks;
+}
+
+// A grid beyond the solver's index limits, or larger than the memory of the machine, is refused
+// (naming domain.size, the bytes needed and available) before anything is allocated.
+void checkGridFits(const io::CaseDescription& d, exec::Backend backend) {
+  const sim::MemoryNeeds needs = d.solverCase->memoryNeeds(backend);
+  const auto [ranks, ranksOnHost] = ranksInAllAndOnHost();
+  const double nodes = static_cast<double>(d.extent.cellCount());
+  // A piece's ghost layers: at most two more layers of its largest face an axis.
+  const double perRank = nodes / ranks * 1.1 + 64.0;
+  const auto fail = [&](const std::string& what) {
+    throw InputError(d.sourcePath, "domain.size",
+                     gridSize(d.extent) + " = " + std::to_string(d.extent.cellCount()) + " nodes " + what);
+  };
+  if (perRank > static_cast<double>(needs.maxNodesPerGrid))
+    fail("over " + std::to_string(ranks) + " rank(s) leave more than " + std::to_string(needs.maxNodesPerGrid) +
+         " nodes to a rank, beyond the solver's index range: use more MPI ranks or a smaller grid");
+  const auto bytes = [](double value) { return OutOfMemoryError::formatBytes(static_cast<std::size_t>(value)); };
+  if (backend == exec::Backend::Cuda) {
+    const std::vector<exec::CudaDeviceInfo> devices = exec::cudaDevices(nullptr, true);
+    if (!devices.empty()) {
+      std::size_t freeBytes = devices.front().freeBytes;
+      for (const auto& device : devices) freeBytes = std::min(freeBytes, device.freeBytes);
+      const int sharing = (ranksOnHost + static_cast<int>(devices.size()) - 1) / static_cast<int>(devices.size());
+      const double needed = perRank * needs.workingBytesPerNode * sharing;
+      if (needed > 0.95 * static_cast<double>(freeBytes))
+        fail("need " + bytes(needed) + " of GPU memory a device (" + std::to_string(sharing) + " rank(s) on it), " +
+             bytes(static_cast<double>(freeBytes)) + " free: use more GPUs (MPI ranks) or a smaller grid");
+    }
+  }
+  const double host = exec::availableHostBytes();
+  const double hostNeeded =
+      ranksOnHost * perRank * (needs.hostBytesPerNode + (backend == exec::Backend::Cpu ? needs.workingBytesPerNode : 0.0)) +
+      (ranks > 1 ? nodes * needs.gatherBytesPerNode : 0.0);
+  if (host > 0.0 && hostNeeded > 0.95 * host)
+    fail("need " + bytes(hostNeeded) + " of host memory on this machine, " + bytes(host) +
+         " available: use more machines (MPI ranks) or a smaller grid");
 }
 
 // The stop signal any rank has received (0: none), on every rank.
@@ -162,6 +216,7 @@ int validateCase(const std::string& casePath) {
 int runCase(const RunOptions& options) {
   const io::CaseDescription description = loadWithOverrides(options);
   const exec::Backend backend = exec::resolveBackend(options.backend);
+  checkGridFits(description, backend);
   // Every rank runs its piece of the grid (one rank: the whole grid); rank 0 writes and renders.
   std::unique_ptr<sim::Simulation> simulation =
       description.solverCase->create(description, sim::CreateOptions{backend, OCTOFLOW_HAVE_MPI != 0});
@@ -436,7 +491,7 @@ int runCase(const RunOptions& options) {
     const Index now = simulation->step();
     if (isMultiple(now, checkEvery) || (checkEvery > 0 && now == totalSteps)) {
       sim::FieldFault fault;
-      if (!fieldsAreSane(*simulation, fault)) stopDiverged(fault);
+      if (!sim::fieldsAreSane(*simulation, fault)) stopDiverged(fault);
       lastGoodStep = now;
     }
     handleStep(now);

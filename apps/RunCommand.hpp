@@ -9,7 +9,8 @@ namespace octoflow::app {
 struct RunOptions {
   std::string casePath;
   exec::BackendChoice backend = exec::BackendChoice::Auto;
-  long long steps = 0;              // 0: the case's steps
+  long long steps = 0;              // with stepsGiven: the last step, instead of the case's
+  bool stepsGiven = false;
   std::string outputDirectory;      // empty: the case's
   std::vector<std::string> catalystScripts;  // added to the case's [insitu] scripts
   bool quiet = false;

@@ -64,7 +64,7 @@ int runCli(int argc, char** argv) {
   auto* runCommand = cli.add_subcommand("run", "Run a case file");
   runCommand->add_option("case", run.casePath, "Case file (TOML, see docs/CASES.md)")->required();
   runCommand->add_option("--backend", backendText, "auto | cuda | cpu (auto: CUDA when a GPU is present)");
-  runCommand->add_option("--steps", run.steps, "Override the case's step count");
+  CLI::Option* stepsOption = runCommand->add_option("--steps", run.steps, "Override the case's step count (the last step)");
   runCommand->add_option("--output", run.outputDirectory, "Override the output directory");
   runCommand->add_option("--catalyst", run.catalystScripts, "Add a Catalyst script (repeatable)");
   runCommand->add_flag("--quiet", run.quiet, "No progress or summary on stderr");
@@ -90,11 +90,13 @@ int runCli(int argc, char** argv) {
   } catch (const CLI::Success& success) {
     return cli.exit(success);
   } catch (const CLI::ParseError& error) {
-    cli.exit(error);
+    // One line, as every other bad input: what CLI11 found, and where help is.
+    std::fprintf(stderr, "octoflow: error: %s (octoflow --help, octoflow run --help)\n", error.what());
     return kExitInputError;
   }
 
   if (*runCommand) {
+    run.stepsGiven = stepsOption->count() > 0;
     run.backend = exec::parseBackendChoice(backendText, "--backend");
     return app::runCase(run);
   }

@@ -11,6 +11,8 @@ const std::vector<BenchmarkCommand>& benchmarkCommands() {
        &defineIsosurfaceBenchmark},
       {"insitu", "time a step of a GPU run with and without tracers and an isosurface handed to the host",
        &defineInSituBenchmark},
+      {"reliability", "what the watchdog's check and a checkpoint (write, read back) cost a run",
+       &defineReliabilityBenchmark},
   };
   return commands;
 }

@@ -23,5 +23,6 @@ std::function<int()> defineLbmBenchmark(CLI::App& command);
 std::function<int()> defineIsosurfaceBenchmark(CLI::App& command);
 std::function<int()> defineInSituBenchmark(CLI::App& command);
 std::function<int()> definePhaseFieldBenchmark(CLI::App& command);
+std::function<int()> defineReliabilityBenchmark(CLI::App& command);
 
 }  // namespace octoflow::bench

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <new>
 
 #include "common/Error.hpp"
@@ -17,12 +19,6 @@
 namespace octoflow::exec {
 
 namespace {
-
-std::size_t availableHostBytes() {
-  const long pages = sysconf(_SC_AVPHYS_PAGES);
-  const long pageSize = sysconf(_SC_PAGESIZE);
-  return pages > 0 && pageSize > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize) : 0;
-}
 
 #if !OCTOFLOW_HAVE_CUDA
 [[noreturn]] void noCuda(const char* what) {
@@ -46,7 +42,7 @@ void* allocateBytes(MemorySpace space, std::size_t bytes) {
   if (space == MemorySpace::Host) {
     // 64-byte alignment: whole cache lines and AVX-512 vectors for the OpenMP loops.
     void* pointer = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!pointer) throw OutOfMemoryError(memorySpaceName(space), bytes, availableHostBytes());
+    if (!pointer) throw OutOfMemoryError(memorySpaceName(space), bytes, static_cast<std::size_t>(availableHostBytes()));
     return pointer;
   }
 #if OCTOFLOW_HAVE_CUDA
@@ -54,7 +50,7 @@ void* allocateBytes(MemorySpace space, std::size_t bytes) {
   if (space == MemorySpace::Pinned) {
     if (cudaMallocHost(&pointer, bytes) != cudaSuccess) {
       cudaGetLastError();
-      throw OutOfMemoryError(memorySpaceName(space), bytes, availableHostBytes());
+      throw OutOfMemoryError(memorySpaceName(space), bytes, static_cast<std::size_t>(availableHostBytes()));
     }
     return pointer;
   }
@@ -187,5 +183,16 @@ void closePeerDeviceMemory(void*) noexcept {}
 PciBusId currentDeviceBusId() { noCuda("naming a GPU"); }
 bool enablePeerAccess(const PciBusId&) noexcept { return false; }
 #endif
+
+double availableHostBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0.0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024.0;
+    meminfo.ignore(256, '\n');
+  }
+  return 0.0;
+}
 
 }  // namespace octoflow::exec

@@ -23,6 +23,8 @@ void copyBytes(void* destination, const void* source, std::size_t bytes);
 void copyBytesOn(void* stream, void* destination, const void* source, std::size_t bytes);
 void synchronizeStream(void* stream);
 void fillZero(MemorySpace space, void* pointer, std::size_t bytes);
+// Host memory the system can give without swapping (MemAvailable), in bytes; 0 when unknown.
+double availableHostBytes();
 
 // Device memory that another process of the host opens (CUDA IPC), so that the two copy between
 // their GPUs directly: the handle of an allocation of allocateBytes(Device) (at its start), and a

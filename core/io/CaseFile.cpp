@@ -396,6 +396,7 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
 
 CaseDescription loadCase(const std::string& path) {
   std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw InputError(path, "", "a folder, not a case file");
   if (!std::filesystem::is_regular_file(path, error)) throw InputError(path, "", "case file not found");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw InputError(path, "", "cannot read the case file");

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/Error.hpp"
+#include "exec/Memory.hpp"
 #include "io/CaseFile.hpp"
 #include "io/CaseReader.hpp"
 #include "lbm/LbmSimulation.hpp"
@@ -260,6 +261,14 @@ void readForcesTable(const CaseReader& reader, const io::CaseDescription& common
 void rasterizeObstacles(const CaseReader& reader, const io::CaseDescription& common, LbmCase& result) {
   if (result.obstacles.empty()) return;
   const Extent& extent = common.extent;
+  // The mask of the whole grid (a byte a node, on every rank) is made here: refuse a grid it
+  // cannot fit in before allocating it.
+  const double maskBytes = static_cast<double>(extent.cellCount()), available = exec::availableHostBytes();
+  if (available > 0.0 && maskBytes > 0.9 * available)
+    reader.fail("domain.size", std::to_string(extent.cellCount()) + " nodes: the obstacle mask alone needs " +
+                                   OutOfMemoryError::formatBytes(static_cast<std::size_t>(maskBytes)) + ", " +
+                                   OutOfMemoryError::formatBytes(static_cast<std::size_t>(available)) +
+                                   " of host memory available: a smaller grid");
   result.config.solid.assign(static_cast<std::size_t>(extent.cellCount()), 0);
   for (std::size_t n = 0; n < result.obstacles.size(); ++n) {
     try {
@@ -289,6 +298,19 @@ double ForcesSettings::coefficient(double force, int dimensions) const {
 const std::vector<sim::FieldInfo>& LbmCase::fields() const {
   static const std::vector<sim::FieldInfo> fields = {{"density", 1}, {"velocity", 3}};
   return fields;
+}
+
+// Populations in their storage, the node kinds, the CSM velocity fields (two, FP16) and, on CUDA,
+// the density and velocity computed on the device; the host keeps density and velocity.
+sim::MemoryNeeds LbmCase::memoryNeeds(exec::Backend backend) const {
+  sim::MemoryNeeds needs;
+  needs.workingBytesPerNode = latticeQ(config.lattice) * storageBytes(config.storage) + 1.0 +
+                              (config.les.model == LesModel::Csm ? 12.0 : 0.0) +
+                              (backend == exec::Backend::Cuda ? 16.0 : 0.0);
+  needs.hostBytesPerNode = 16.0 + (config.solid.empty() ? 0.0 : 1.0);
+  needs.gatherBytesPerNode = 16.0;
+  needs.maxNodesPerGrid = Index{0xFFFFFFFF};  // 32-bit node indices in a grid (StreamCollide.hpp)
+  return needs;
 }
 
 std::string LbmCase::describe() const {

@@ -38,6 +38,7 @@ public:
 
   const std::vector<sim::FieldInfo>& fields() const override;
   std::string describe() const override;
+  sim::MemoryNeeds memoryNeeds(exec::Backend backend) const override;
   const std::vector<std::uint8_t>* solidMask() const override { return config.solid.empty() ? nullptr : &config.solid; }
   std::unique_ptr<sim::Simulation> create(const io::CaseDescription& description,
                                           const sim::CreateOptions& options) const override;

@@ -26,6 +26,16 @@ const std::vector<sim::FieldInfo>& PhaseFieldCase::fields() const {
   return fields;
 }
 
+// phi and u at two steps, the mapped output fields where they differ from them; host copies of
+// both fields.
+sim::MemoryNeeds PhaseFieldCase::memoryNeeds(exec::Backend) const {
+  sim::MemoryNeeds needs;
+  needs.workingBytesPerNode = 16.0 + (phiOutput().identity() ? 0.0 : 4.0) + (temperatureOutput().identity() ? 0.0 : 4.0);
+  needs.hostBytesPerNode = 8.0;
+  needs.gatherBytesPerNode = 8.0;
+  return needs;
+}
+
 std::string PhaseFieldCase::describe() const {
   if (isKarmaRappel())
     return model + " (dimensionless), dx " + number(dx) + " W0, dt " + number(dt) + " tau0, undercooling " +

@@ -28,6 +28,7 @@ public:
 
   const std::vector<sim::FieldInfo>& fields() const override;
   std::string describe() const override;
+  sim::MemoryNeeds memoryNeeds(exec::Backend backend) const override;
   std::unique_ptr<sim::Simulation> create(const io::CaseDescription& description,
                                           const sim::CreateOptions& options) const override;
   double latentOverCapacity() const { return material.latentHeat / material.heatCapacity; }  // K

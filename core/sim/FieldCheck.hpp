@@ -60,6 +60,11 @@ struct FieldFault {
 bool findFieldFault(exec::Backend backend, const FieldSet& fields, const std::vector<FieldLimit>& limits,
                     FieldFault& fault);
 
+// Collective: the watchdog's check. Whether the current fields are sane over every rank's owned
+// nodes; if not, `fault` is the first fault of the lowest rank that found one (the same on every
+// rank).
+bool fieldsAreSane(Simulation& simulation, FieldFault& fault);
+
 namespace detail {
 std::uint64_t findFirstFaultOnCuda(const FaultSearch& search);
 }

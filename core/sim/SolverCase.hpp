@@ -23,6 +23,15 @@ struct CreateOptions {
   bool overMpi = false;
 };
 
+// What a node of the grid costs a solver, and the most nodes one grid (a rank's piece) may hold:
+// the run refuses a domain.size beyond what the machine has before anything is allocated.
+struct MemoryNeeds {
+  double workingBytesPerNode = 0.0;  // where the solver lives (device memory on CUDA)
+  double hostBytesPerNode = 0.0;     // host copies of the fields (pinned with CUDA)
+  double gatherBytesPerNode = 0.0;   // rank 0 of several: the whole grid's fields gathered for output
+  Index maxNodesPerGrid = Index{1} << 40;
+};
+
 class SolverCase {
 public:
   virtual ~SolverCase() = default;
@@ -32,6 +41,7 @@ public:
   virtual std::string describe() const = 0;
   // Nodes where tracers stop (obstacles), whole grid; null: none.
   virtual const std::vector<std::uint8_t>* solidMask() const { return nullptr; }
+  virtual MemoryNeeds memoryNeeds(exec::Backend backend) const = 0;
   // Collective when `options.overMpi`. `description` must outlive the simulation.
   virtual std::unique_ptr<Simulation> create(const io::CaseDescription& description,
                                              const CreateOptions& options) const = 0;
