@@ -20,7 +20,7 @@ using octoflow::testing::CommandResult;
 using octoflow::testing::replaced;
 
 CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory) {
-  return octoflow::testing::runCommand("'" + std::string(OCTOFLOW_CLI_PATH) + "' " + arguments, workingDirectory);
+  return octoflow::testing::runOctoflow(arguments, workingDirectory);
 }
 
 const char* kGoodCase = R"([case]
@@ -121,7 +121,8 @@ TEST_F(Cli, RunsACaseOnTheCpu) {
 }
 
 TEST_F(Cli, ADivergingRunStopsWithAClearMessage) {
-  // tau just above 1/2 under a fast lid: BGK goes unstable within a few hundred steps.
+  // tau just above 1/2 under a fast lid: BGK goes unstable within a few hundred steps; the
+  // watchdog stops it with exit code 3 (tests/cli/ReliabilityTest.cpp checks the rest).
   writeCase("unstable.toml", R"([case]
 name = "unstable"
 steps = 2000
@@ -138,8 +139,9 @@ velocity = [0.4, 0.0]
 every = 500
 )");
   const CommandResult result = runCli("run unstable.toml --backend cpu", directory_);
-  EXPECT_EQ(result.exitCode, 1) << result.output;
-  EXPECT_NE(result.output.find("diverged by step"), std::string::npos) << result.output;
+  EXPECT_EQ(result.exitCode, 3) << result.output;
+  EXPECT_NE(result.output.find("octoflow: stopped: the simulation diverged: at step "), std::string::npos)
+      << result.output;
 }
 
 TEST_F(Cli, ObstacleForcesAreWrittenToForcesCsv) {
@@ -193,11 +195,7 @@ fields = []
 namespace {
 // The program under `mpirun -np 2` (one OpenMP thread a rank).
 CommandResult runCliOnTwoRanks(const std::string& arguments, const fs::path& workingDirectory) {
-  return octoflow::testing::runCommand("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" +
-                                           std::string(OCTOFLOW_MPIEXEC) +
-                                           "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 '" +
-                                           std::string(OCTOFLOW_CLI_PATH) + "' " + arguments,
-                                       workingDirectory);
+  return octoflow::testing::runOctoflow(arguments, workingDirectory, 2);
 }
 }  // namespace
 
@@ -243,10 +241,7 @@ release_every = 20
       octoflow::testing::sphereChannelCase("sphere", 60, 24) + "[output]\nevery = 30\n" +
       replaced(octoflow::testing::planeTracers(24, 5, 10), "[tracers]\n", "[tracers]\nintegrator = \"rk4\"\n") +
       "[surface]\nfield = \"speed\"\nlevel = 0.04\n";
-  const auto contents = [](const fs::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(file), {});
-  };
+  const auto& contents = octoflow::testing::fileContents;
   for (const auto& [name, text] : {std::pair{std::string("split"), channel}, std::pair{std::string("sphere"), sphere}}) {
     SCOPED_TRACE(name);
     writeCase(name + ".toml", text);

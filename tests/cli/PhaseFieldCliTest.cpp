@@ -17,22 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 using octoflow::testing::CommandResult;
-
-CommandResult runCli(const std::string& arguments, const fs::path& workingDirectory, int ranks = 0) {
-  std::string launcher;
-#ifdef OCTOFLOW_MPIEXEC
-  if (ranks > 0)
-    launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(OCTOFLOW_MPIEXEC) +
-               "' --oversubscribe -np " + std::to_string(ranks) + " -x OMP_NUM_THREADS=1 ";
-#endif
-  return octoflow::testing::runCommand(launcher + "'" + std::string(OCTOFLOW_CLI_PATH) + "' " + arguments,
-                                       workingDirectory);
-}
-
-std::string contents(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(file), {});
-}
+using octoflow::testing::fileContents;
+using octoflow::testing::runOctoflow;
 
 // A 3D crystal whose nucleus crosses the periodic y faces, with noise, the phi = 0.5 surface and
 // field files: every kind of ghost layer (cut no-flux axes, a cut periodic axis) is crossed.
@@ -65,10 +51,10 @@ protected:
 
 TEST_F(PhaseFieldCli, RunWritesDendriteCsvAndFields) {
   writeCase("crystal.toml", kCase);
-  const CommandResult run = runCli("run crystal.toml --backend cpu --output one", directory_);
+  const CommandResult run = runOctoflow("run crystal.toml --backend cpu --output one", directory_);
   ASSERT_EQ(run.exitCode, 0) << run.output;
   EXPECT_NE(run.output.find("solver phasefield"), std::string::npos) << run.output;
-  std::istringstream csv(contents(directory_ / "one" / "dendrite.csv"));
+  std::istringstream csv(fileContents(directory_ / "one" / "dendrite.csv"));
   std::string line;
   std::getline(csv, line);
   EXPECT_EQ(line, "step,time,solid_fraction,interface_area,tip_x,tip_y,tip_z,tip_velocity_x");
@@ -89,7 +75,7 @@ TEST_F(PhaseFieldCli, RunWritesDendriteCsvAndFields) {
   }
   EXPECT_EQ(rows, 3);
   if (!OCTOFLOW_CLI_WRITES_VTK) return;  // no VTK in this build: no field or surface files
-  const std::string field = contents(directory_ / "one" / "crystal_00000300.vti");
+  const std::string field = fileContents(directory_ / "one" / "crystal_00000300.vti");
   EXPECT_NE(field.find("Name=\"phi\""), std::string::npos);
   EXPECT_NE(field.find("Name=\"temperature\""), std::string::npos);
   EXPECT_NE(field.find("Name=\"dx_m\""), std::string::npos);
@@ -100,7 +86,7 @@ TEST_F(PhaseFieldCli, TooLargeATimeStepIsAnInputError) {
   std::string text = kCase;
   text.replace(text.find("noise = 0.025"), 13, "dt = 1e-11");
   writeCase("fast.toml", text);
-  const CommandResult run = runCli("run fast.toml --backend cpu --output fast", directory_);
+  const CommandResult run = runOctoflow("run fast.toml --backend cpu --output fast", directory_);
   EXPECT_EQ(run.exitCode, 2) << run.output;
   EXPECT_NE(run.output.find("fast.toml: phasefield.dt"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("stability limit 4.301e-12 s"), std::string::npos) << run.output;
@@ -126,9 +112,9 @@ every = 100
 [output]
 fields = []
 )");
-  const CommandResult run = runCli("run bm3.toml --backend cpu --output bm3", directory_);
+  const CommandResult run = runOctoflow("run bm3.toml --backend cpu --output bm3", directory_);
   ASSERT_EQ(run.exitCode, 0) << run.output;
-  std::istringstream csv(contents(directory_ / "bm3" / "dendrite.csv"));
+  std::istringstream csv(fileContents(directory_ / "bm3" / "dendrite.csv"));
   std::string line;
   std::getline(csv, line);
   ASSERT_EQ(line, "step,time,solid_fraction,interface_area,tip_x,tip_y,tip_velocity_x,free_energy");
@@ -151,7 +137,7 @@ fields = []
   for (const auto& [name, column] : files) {
     std::string expected = std::string("time,") + name + "\n";
     for (const auto& row : rows) expected += row[1] + "," + row[static_cast<std::size_t>(column)] + "\n";
-    EXPECT_EQ(contents(directory_ / "pfhub" / (std::string(name) + ".csv")), expected) << name;
+    EXPECT_EQ(fileContents(directory_ / "pfhub" / (std::string(name) + ".csv")), expected) << name;
   }
   // A folder without dendrite.csv: one message, exit 2.
   const CommandResult wrong = octoflow::testing::runCommand(
@@ -163,18 +149,18 @@ fields = []
 #ifdef OCTOFLOW_MPIEXEC
 TEST_F(PhaseFieldCli, MpiRanksGiveByteIdenticalResults) {
   writeCase("crystal.toml", kCase);
-  ASSERT_EQ(runCli("run crystal.toml --backend cpu --output one", directory_).exitCode, 0);
+  ASSERT_EQ(runOctoflow("run crystal.toml --backend cpu --output one", directory_).exitCode, 0);
   for (int ranks : {2, 4}) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks");
     const std::string folder = "ranks" + std::to_string(ranks);
-    const CommandResult run = runCli("run crystal.toml --backend cpu --output " + folder, directory_, ranks);
+    const CommandResult run = runOctoflow("run crystal.toml --backend cpu --output " + folder, directory_, ranks);
     ASSERT_EQ(run.exitCode, 0) << run.output;
     EXPECT_NE(run.output.find(std::to_string(ranks) + " MPI ranks"), std::string::npos) << run.output;
     // Diagnostics and the surface are made on rank 0 from the gathered phi: byte for byte.
-    EXPECT_EQ(contents(directory_ / "one" / "dendrite.csv"), contents(directory_ / folder / "dendrite.csv"));
+    EXPECT_EQ(fileContents(directory_ / "one" / "dendrite.csv"), fileContents(directory_ / folder / "dendrite.csv"));
     if (!OCTOFLOW_CLI_WRITES_VTK) continue;  // no VTK in this build: no field or surface files
     for (const char* surface : {"surface_00000150.vtp", "surface_00000300.vtp"})
-      EXPECT_EQ(contents(directory_ / "one" / surface), contents(directory_ / folder / surface)) << surface;
+      EXPECT_EQ(fileContents(directory_ / "one" / surface), fileContents(directory_ / folder / surface)) << surface;
     // The fields as pieces, one a rank.
     EXPECT_TRUE(fs::exists(directory_ / folder / "crystal_00000300.pvti"));
     EXPECT_TRUE(fs::exists(directory_ / folder / "crystal_00000300" /
@@ -188,13 +174,13 @@ TEST_F(PhaseFieldCli, MpiRanksOnTheGpuGiveByteIdenticalResults) {
   // on the halo stream, the interior on the default stream while the halos move. Every node sees
   // the same operations as in one piece, so dendrite.csv is byte for byte the one-rank file.
   writeCase("crystal.toml", kCase);
-  ASSERT_EQ(runCli("run crystal.toml --backend cuda --output gpu1", directory_).exitCode, 0);
+  ASSERT_EQ(runOctoflow("run crystal.toml --backend cuda --output gpu1", directory_).exitCode, 0);
   for (int ranks : {2, 4}) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks");
     const std::string folder = "gpu" + std::to_string(ranks);
-    const CommandResult run = runCli("run crystal.toml --backend cuda --output " + folder, directory_, ranks);
+    const CommandResult run = runOctoflow("run crystal.toml --backend cuda --output " + folder, directory_, ranks);
     ASSERT_EQ(run.exitCode, 0) << run.output;
-    EXPECT_EQ(contents(directory_ / "gpu1" / "dendrite.csv"), contents(directory_ / folder / "dendrite.csv"));
+    EXPECT_EQ(fileContents(directory_ / "gpu1" / "dendrite.csv"), fileContents(directory_ / folder / "dendrite.csv"));
   }
 }
 #endif

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -45,6 +46,30 @@ inline CommandResult runCommand(const std::string& command, const std::filesyste
   const int status = pclose(pipe);
   result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+#ifdef OCTOFLOW_CLI_PATH
+// Runs the octoflow program with `arguments` in `workingDirectory`; with `ranks` > 0 under
+// `mpirun -np ranks` (one OpenMP thread a rank) where the test target knows mpiexec
+// (OCTOFLOW_MPIEXEC), else as one process.
+inline CommandResult runOctoflow(const std::string& arguments, const std::filesystem::path& workingDirectory,
+                                 int ranks = 0) {
+  std::string launcher;
+#ifdef OCTOFLOW_MPIEXEC
+  if (ranks > 0)
+    launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(OCTOFLOW_MPIEXEC) +
+               "' --oversubscribe -np " + std::to_string(ranks) + " -x OMP_NUM_THREADS=1 ";
+#else
+  (void)ranks;
+#endif
+  return runCommand(launcher + "'" + std::string(OCTOFLOW_CLI_PATH) + "' " + arguments, workingDirectory);
+}
+#endif
+
+// A file's bytes ("" when it cannot be read).
+inline std::string fileContents(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), {});
 }
 
 // The first occurrence of `from` in `text` replaced by `to` (a test failure if it is absent).
