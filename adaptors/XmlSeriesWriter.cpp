@@ -1,9 +1,15 @@
 #include "XmlSeriesWriter.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include <vtkImageData.h>
 #include <vtkPolyData.h>
 #include <vtkSmartPointer.h>
+#include <vtkCallbackCommand.h>
+#include <vtkCommand.h>
 #include <vtkErrorCode.h>
+#include <vtkNew.h>
 #include <vtkXMLImageDataWriter.h>
 #include <vtkXMLPolyDataWriter.h>
 
@@ -46,12 +52,24 @@ void writeXml(vtkDataObject* data, const std::filesystem::path& path, const std:
   writer->EncodeAppendedDataOff();  // raw binary, not base64
   writer->SetCompressorTypeToZLib();
   writer->SetHeaderTypeToUInt64();  // blocks over 4 GiB stay addressable
-  if (writer->Write() != 1 || writer->GetErrorCode() != vtkErrorCode::NoError) {
+  // The writer's errors come to us (one message of ours), not to VTK's output window.
+  std::string vtkMessage;
+  vtkNew<vtkCallbackCommand> onError;
+  onError->SetClientData(&vtkMessage);
+  onError->SetCallback([](vtkObject*, unsigned long, void* clientData, void* callData) {
+    auto* text = static_cast<std::string*>(clientData);
+    if (text->empty() && callData) *text = static_cast<const char*>(callData);
+  });
+  writer->AddObserver(vtkCommand::ErrorEvent, onError);
+  errno = 0;
+  if (writer->Write() != 1 || writer->GetErrorCode() != vtkErrorCode::NoError || !vtkMessage.empty()) {
     const unsigned long code = writer->GetErrorCode();
     std::error_code ignored;
     std::filesystem::remove(temporary, ignored);
-    throw OutputError(path.string(), code == vtkErrorCode::NoError ? "the VTK writer failed"
-                                                                   : vtkErrorCode::GetStringFromErrorCode(code));
+    const int systemError = errno;
+    throw OutputError(path.string(), code != vtkErrorCode::NoError ? vtkErrorCode::GetStringFromErrorCode(code)
+                                     : systemError != 0            ? std::strerror(systemError)
+                                                                   : "the VTK writer failed");
   }
   std::error_code error;
   std::filesystem::rename(temporary, path, error);

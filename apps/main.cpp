@@ -1,9 +1,11 @@
 // The `octoflow` command line program.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include <functional>
 #include <utility>
@@ -116,27 +118,38 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
 #endif
   int code = kExitFailure;
+  std::string message;  // the one line a failure prints
   try {
     code = runCli(argc, argv);
   } catch (const InputError& error) {
-    std::fprintf(stderr, "octoflow: error: %s\n", error.what());
+    message = std::string("octoflow: error: ") + error.what();
     code = kExitInputError;
   } catch (const app::DivergenceError& error) {
-    std::fprintf(stderr, "octoflow: stopped: %s\n", error.what());
+    message = std::string("octoflow: stopped: ") + error.what();
     code = kExitDiverged;
   } catch (const OutputError& error) {
-    std::fprintf(stderr, "octoflow: error: %s\n", error.what());
+    message = std::string("octoflow: error: ") + error.what();
     code = kExitOutputError;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "octoflow: failed: %s\n", error.what());
+    message = std::string("octoflow: failed: ") + error.what();
     code = kExitFailure;
   }
 #if OCTOFLOW_HAVE_MPI
   // A rank that fails alone would leave the others waiting in a collective call: end them all.
-  int ranks = 1;
+  // Where every rank fails alike (the same case file), rank 0 speaks first and its abort ends the
+  // others before they repeat it; a rank failing alone still says why, a moment later.
+  int ranks = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!message.empty()) {
+    if (ranks > 1 && rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::fprintf(stderr, "%s%s\n", ranks > 1 ? ("[rank " + std::to_string(rank) + "] ").c_str() : "", message.c_str());
+    std::fflush(stderr);
+  }
   if (code != 0 && ranks > 1) MPI_Abort(MPI_COMM_WORLD, code);
   MPI_Finalize();
+#else
+  if (!message.empty()) std::fprintf(stderr, "%s\n", message.c_str());
 #endif
   return code;
 }

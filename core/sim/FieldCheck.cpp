@@ -45,11 +45,16 @@ std::uint64_t findFirstFault(exec::Backend backend, const FaultSearch& search) {
     throw Error("this build has no CUDA");
 #endif
   }
-  const Index count = search.region.cellCount();
+  const NodeBox& r = search.region;
   std::uint64_t first = kNoFault;
-#pragma omp parallel for reduction(min : first) schedule(static)
-  for (Index n = 0; n < count; ++n)
-    if (search.faulty(n)) first = std::min(first, static_cast<std::uint64_t>(n));
+#pragma omp parallel for collapse(2) reduction(min : first) schedule(static)
+  for (Index k = r.lo[2]; k < r.lo[2] + r.size.nz; ++k)
+    for (Index j = r.lo[1]; j < r.lo[1] + r.size.ny; ++j)
+      for (Index i = r.lo[0]; i < r.lo[0] + r.size.nx; ++i)
+        if (search.faulty(i, j, k)) {
+          first = std::min(first, search.regionIndex(i, j, k));
+          break;  // the row's first is its lowest
+        }
   return first;
 }
 
