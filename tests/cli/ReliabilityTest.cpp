@@ -504,6 +504,63 @@ TEST_F(ReliabilityMpi, LbmCheckpointOfTwoRanksGoesOnOnOneAndFour) {
 TEST_F(ReliabilityMpi, PhaseFieldCheckpointOfTwoRanksGoesOnOnOneAndFour) {
   expectTwoRankCheckpointGoesOn("crystal", kobayashiCase(200), 100, 200);
 }
+
+// Faults of one rank: the run of every rank ends within seconds, with the failing rank's message
+// (never a hang: a `timeout` would end it with 124). Two programs of one MPI job (mpirun's
+// "-np 1 A : -np 1 B"), so that only rank 1 meets the fault.
+class MpiFaults : public Reliability {
+protected:
+  CommandResult runTwoRanks(const std::string& rank0, const std::string& rank1) {
+    const std::string launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 '" +
+                                 std::string(OCTOFLOW_MPIEXEC) + "' --oversubscribe -x OMP_NUM_THREADS=1 ";
+    const std::string program = "'" + std::string(OCTOFLOW_CLI_PATH) + "' ";
+    return octoflow::testing::runCommand(
+        launcher + "-np 1 " + program + rank0 + " : -np 1 " + (rank1.rfind("bash", 0) == 0 ? rank1 : program + rank1),
+        directory_);
+  }
+};
+
+TEST_F(MpiFaults, BadInputOnOneRankEndsEveryRank) {
+  // Rank 1 reads a case file of its own (a node's local copy) that is broken.
+  writeCase("good.toml", endlessCase("endless", 96, 64));
+  writeCase("bad.toml", replaced(endlessCase("endless", 96, 64), "tau = 0.6", "tau = 0.4"));
+  const CommandResult result = runTwoRanks("run good.toml --backend cpu --output out", "run bad.toml --backend cpu --output out");
+  EXPECT_EQ(result.exitCode, 2) << result.output;
+  EXPECT_NE(result.output.find("[rank 1] octoflow: error: bad.toml: lbm.tau"), std::string::npos) << result.output;
+}
+
+TEST_F(MpiFaults, OutOfMemoryOnOneRankEndsEveryRank) {
+  // Rank 1 may use 900 MB of address space: its half of a 3000 x 3000 grid does not fit.
+  std::string text = replaced(endlessCase("endless", 96, 64), "size = [96, 64]", "size = [3000, 3000]");
+  writeCase("big.toml", text);
+  const CommandResult result =
+      runTwoRanks("run big.toml --backend cpu --output out",
+                  "bash -c \"ulimit -v 900000; exec '" + std::string(OCTOFLOW_CLI_PATH) + "' run big.toml --backend cpu --output out\"");
+  EXPECT_EQ(result.exitCode, 1) << result.output;
+  EXPECT_NE(result.output.find("[rank 1] octoflow: failed: out of host memory: requested"), std::string::npos)
+      << result.output;
+}
+
+#if OCTOFLOW_CLI_WRITES_VTK
+TEST_F(MpiFaults, ACatalystScriptFailingOnOneRankEndsEveryRank) {
+  // The script raises on the second piece only, at its first run.
+  writeCase("endless.toml", endlessCase("endless", 96, 64));
+  writeCase("fails_on_rank_1.py", R"(# script-version: 2
+from paraview.simple import *
+
+def catalyst_execute(info):
+    from paraview.modules.vtkRemotingCore import vtkProcessModule
+    if vtkProcessModule.GetProcessModule().GetPartitionId() == 1:
+        raise RuntimeError("rank 1 cannot go on")
+)");
+  const std::string run = "run endless.toml --backend cpu --output out --catalyst fails_on_rank_1.py";
+  const CommandResult result = octoflow::testing::runOctoflow(run, directory_, 2);
+  EXPECT_EQ(result.exitCode, 2) << result.output;
+  EXPECT_NE(result.output.find("octoflow: error: fails_on_rank_1.py: the Catalyst script failed on its first run"),
+            std::string::npos)
+      << result.output;
+}
+#endif
 #endif
 
 // 4. GPU ---------------------------------------------------------------------------------------
