@@ -87,6 +87,20 @@ int runCli(int argc, char** argv) {
     benchmarks.emplace_back(command, benchmark.define(*command));
   }
 
+  // A first word that names no command: say which it is (CLI11 would only ask for a command).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string commands;
+    bool known = false;
+    for (const CLI::App* command : cli.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || command->get_name() == argv[1];
+      commands += (commands.empty() ? "" : ", ") + command->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "octoflow: error: unknown command \"%s\" (expected one of: %s; octoflow --help)\n", argv[1],
+                   commands.c_str());
+      return kExitInputError;
+    }
+  }
   try {
     cli.parse(argc, argv);
   } catch (const CLI::Success& success) {
