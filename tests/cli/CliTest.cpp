@@ -23,23 +23,7 @@ CommandResult runCli(const std::string& arguments, const fs::path& workingDirect
   return octoflow::testing::runOctoflow(arguments, workingDirectory);
 }
 
-const char* kGoodCase = R"([case]
-name = "tiny"
-steps = 20
-[lbm]
-lattice = "D2Q9"
-tau = 0.8
-body_force = [1e-6, 0.0]
-[domain]
-size = [8, 6]
-periodic = [true, false]
-[[boundary]]
-faces = ["y-", "y+"]
-type = "wall"
-[output]
-directory = "out/tiny"
-every = 10
-)";
+const std::string kGoodCase = octoflow::testing::tinyChannelCase() + "[output]\ndirectory = \"out/tiny\"\nevery = 10\n";
 
 class Cli : public octoflow::testing::ScratchFolderTest {
 protected:
@@ -123,21 +107,7 @@ TEST_F(Cli, RunsACaseOnTheCpu) {
 TEST_F(Cli, ADivergingRunStopsWithAClearMessage) {
   // tau just above 1/2 under a fast lid: BGK goes unstable within a few hundred steps; the
   // watchdog stops it with exit code 3 (tests/cli/ReliabilityTest.cpp checks the rest).
-  writeCase("unstable.toml", R"([case]
-name = "unstable"
-steps = 2000
-[lbm]
-lattice = "D2Q9"
-tau = 0.501
-[domain]
-size = [32, 32]
-[[boundary]]
-faces = ["y+"]
-type = "moving_wall"
-velocity = [0.4, 0.0]
-[output]
-every = 500
-)");
+  writeCase("unstable.toml", octoflow::testing::unstableLidCase() + "[output]\nevery = 500\n");
   const CommandResult result = runCli("run unstable.toml --backend cpu", directory_);
   EXPECT_EQ(result.exitCode, 3) << result.output;
   EXPECT_NE(result.output.find("octoflow: stopped: the simulation diverged: at step "), std::string::npos)

@@ -230,41 +230,10 @@ release_every = 50
 
 // The lid-driven box of tests/cli/CliTest.cpp that BGK cannot hold (tau 0.501, lid 0.4): it
 // diverges between steps 30 and 40; the watchdog looks every 10 steps.
-const char* kUnstableCase = R"([case]
-name = "unstable"
-steps = 2000
-[lbm]
-lattice = "D2Q9"
-tau = 0.501
-[domain]
-size = [32, 32]
-[[boundary]]
-faces = ["y+"]
-type = "moving_wall"
-velocity = [0.4, 0.0]
-[output]
-every = 10
-[watchdog]
-check_every = 10
-)";
+const std::string kUnstableCase = octoflow::testing::unstableLidCase() + "[output]\nevery = 10\n[watchdog]\ncheck_every = 10\n";
 
 // A small 2D channel for the bad-checkpoint cases.
-const char* kTinyCase = R"([case]
-name = "tiny"
-steps = 20
-[lbm]
-lattice = "D2Q9"
-tau = 0.8
-body_force = [1e-6, 0.0]
-[domain]
-size = [8, 6]
-periodic = [true, false]
-[[boundary]]
-faces = ["y-", "y+"]
-type = "wall"
-[checkpoint]
-every = 10
-)";
+const std::string kTinyCase = octoflow::testing::tinyChannelCase() + "[checkpoint]\nevery = 10\n";
 
 // ---------------------------------------------------------------------------------------------
 // The program started in the background (stdout and stderr into a log file), to be signalled.
@@ -747,7 +716,7 @@ TEST_F(Reliability, TheWatchdogStopsADivergingRunAndKeepsTheLastGoodState) {
     SCOPED_TRACE(checkpoints.empty() ? "from the start" : "from a checkpoint");
     fs::remove_all(directory_ / "out");
     fs::remove_all(directory_ / "again");
-    writeCase("unstable.toml", std::string(kUnstableCase) + checkpoints);
+    writeCase("unstable.toml", kUnstableCase + checkpoints);
     const CommandResult result = cli("run unstable.toml --backend cpu --output out");
     EXPECT_EQ(result.exitCode, 3) << result.output;
     std::smatch match;
@@ -872,7 +841,7 @@ TEST_F(Reliability, AnOutputFolderThatCannotBeMadeIsExitFour) {
   EXPECT_NE(result.output.find("octoflow: error: cannot write /proc/octoflow_test_out"), std::string::npos)
       << result.output;
   // The checkpoint folder likewise, at the first checkpoint.
-  writeCase("tiny.toml", std::string(kTinyCase) + "directory = \"/proc/octoflow_test_checkpoints\"\n");
+  writeCase("tiny.toml", kTinyCase + "directory = \"/proc/octoflow_test_checkpoints\"\n");
   const CommandResult checkpoints = cli("run tiny.toml --backend cpu --quiet --output out");
   EXPECT_EQ(checkpoints.exitCode, 4) << checkpoints.output;
   EXPECT_NE(checkpoints.output.find("octoflow: error: cannot write /proc/octoflow_test_checkpoints"), std::string::npos)

@@ -79,6 +79,43 @@ inline std::string replaced(std::string text, const std::string& from, const std
   return at == std::string::npos ? text : text.replace(at, from.size(), to);
 }
 
+// A periodic 2D channel of 8 x 6 nodes between walls, driven by a body force (20 steps): the
+// smallest case that runs. Tests append [output], [checkpoint], ...
+inline std::string tinyChannelCase() {
+  return R"([case]
+name = "tiny"
+steps = 20
+[lbm]
+lattice = "D2Q9"
+tau = 0.8
+body_force = [1e-6, 0.0]
+[domain]
+size = [8, 6]
+periodic = [true, false]
+[[boundary]]
+faces = ["y-", "y+"]
+type = "wall"
+)";
+}
+
+// A lid-driven box that BGK cannot hold (tau 0.501, a lid at 0.4): it diverges between steps 30
+// and 40. Tests append [output], [watchdog], ...
+inline std::string unstableLidCase() {
+  return R"([case]
+name = "unstable"
+steps = 2000
+[lbm]
+lattice = "D2Q9"
+tau = 0.501
+[domain]
+size = [32, 32]
+[[boundary]]
+faces = ["y+"]
+type = "moving_wall"
+velocity = [0.4, 0.0]
+)";
+}
+
 // Case-file text of a sphere in a 3D channel, `length` x length/2 x length/2 nodes: a uniform
 // inlet of 0.05 at x-, an outflow at x+, periodic across (y, z); the sphere (radius 0.11 length)
 // a third of the way along, off the grid's symmetry. Tests append [output], [tracers], ...
