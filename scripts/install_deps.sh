@@ -14,6 +14,10 @@ packages=(
   libboost-dev libutfcpp-dev liblz4-dev libdouble-conversion-dev
   # paraview_add_plugin needs Qt5 and xmlpatterns
   qtbase5-dev qttools5-dev qtxmlpatterns5-dev-tools
+  # the sanitizer and fuzzing build (preset asan, scripts/reliability_check.sh): clang 16, as
+  # Debian 12's default clang 14 has no _Float16 on x86 (FP16 population storage); its compiler-rt
+  # (ASan, UBSan, libFuzzer), OpenMP runtime, and llvm-symbolizer for readable sanitizer reports
+  clang-16 libclang-rt-16-dev libomp-16-dev llvm-16
 )
 
 missing=()

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "common/Error.hpp"
@@ -343,8 +345,81 @@ void readWatchdogTable(const CaseReader& reader, CaseDescription& result) {
   }
 }
 
-// FNV-1a over the TOML text of the tables that define the state (toml++ writes tables in key
-// order, so the text does not depend on the file's layout, comments or the order of keys).
+// FNV-1a over the parsed values of the tables that define the state, walked in key order (toml++
+// keeps a table's keys sorted), so the hash does not depend on the file's layout, comments or the
+// order of keys. Each value goes in with its type and exact bits; strings and containers with their
+// length. (Not through toml++'s TOML writer: its layout code converts log10 of a float below 1 to
+// size_t, undefined behaviour for every case with such a number in an array.)
+class StateHash {
+public:
+  void node(const toml::node& value) {
+    switch (value.type()) {
+      case toml::node_type::table: {
+        const toml::table& table = *value.as_table();
+        tag('{', table.size());
+        for (const auto& [key, entry] : table) {
+          text(key.str());
+          node(entry);
+        }
+        break;
+      }
+      case toml::node_type::array: {
+        const toml::array& array = *value.as_array();
+        tag('[', array.size());
+        for (const toml::node& entry : array) node(entry);
+        break;
+      }
+      case toml::node_type::string: tag('s', 0); text(value.as_string()->get()); break;
+      case toml::node_type::integer: tag('i', 0); bytes(value.as_integer()->get()); break;
+      case toml::node_type::floating_point: tag('f', 0); bytes(value.as_floating_point()->get()); break;
+      case toml::node_type::boolean: tag('b', value.as_boolean()->get() ? 1 : 0); break;
+      case toml::node_type::date: tag('d', 0); date(value.as_date()->get()); break;
+      case toml::node_type::time: tag('t', 0); time(value.as_time()->get()); break;
+      case toml::node_type::date_time: {
+        const toml::date_time& when = value.as_date_time()->get();
+        tag('T', when.offset ? 1 : 0);
+        date(when.date);
+        time(when.time);
+        if (when.offset) bytes(when.offset->minutes);
+        break;
+      }
+      case toml::node_type::none: tag('0', 0); break;
+    }
+  }
+  std::uint64_t value() const { return hash_; }
+
+private:
+  void tag(char kind, std::size_t count) {
+    bytes(kind);
+    bytes(static_cast<std::uint64_t>(count));
+  }
+  void text(std::string_view characters) {
+    bytes(static_cast<std::uint64_t>(characters.size()));
+    for (const char c : characters) bytes(c);
+  }
+  void date(const toml::date& day) {
+    bytes(day.year);
+    bytes(day.month);
+    bytes(day.day);
+  }
+  void time(const toml::time& moment) {
+    bytes(moment.hour);
+    bytes(moment.minute);
+    bytes(moment.second);
+    bytes(moment.nanosecond);
+  }
+  template <class T>
+  void bytes(const T& value) {
+    unsigned char raw[sizeof(T)];
+    std::memcpy(raw, &value, sizeof(T));
+    for (const unsigned char byte : raw) {
+      hash_ ^= byte;
+      hash_ *= 0x100000001b3ull;
+    }
+  }
+  std::uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
 std::uint64_t stateHashOf(const toml::table& root) {
   toml::table state = root;
   for (const char* table : {"output", "insitu", "surface", "checkpoint", "watchdog"}) state.erase(table);
@@ -352,14 +427,9 @@ std::uint64_t stateHashOf(const toml::table& root) {
     caseTable->erase("name");
     caseTable->erase("steps");
   }
-  std::ostringstream text;
-  text << state;
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (const char c : text.str()) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
+  StateHash hash;
+  hash.node(state);
+  return hash.value();
 }
 
 }  // namespace
@@ -372,6 +442,8 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
     const auto& where = error.source().begin;
     throw InputError(sourceName + ":" + std::to_string(where.line) + ":" + std::to_string(where.column), "",
                      "TOML syntax error: " + std::string(error.description()));
+  } catch (const detail::TomlAssertionFailure&) {
+    throw InputError(sourceName, "", "TOML syntax error: a malformed table header or key");
   }
   CaseDescription result;
   result.sourcePath = sourceName;

@@ -2,6 +2,22 @@
 // Reading a TOML case file with the file named in every message: the shared parser
 // (io/CaseFile.cpp) and each solver's own section (sim/SolverRegistry.hpp) read through this.
 // Only core's parsing sources include it (toml++ is private to core).
+#include <stdexcept>
+
+namespace octoflow::io::detail {
+// toml++ 3.3 (Debian 12) checks a few properties of malformed input only by assertion before it
+// reports them: a table header whose key starts with another character ("[[=", "[[[1]]]", a NUL)
+// fails `is_bare_key_character(*cp) || is_string_delimiter(*cp)` in parse_key (upstream fix:
+// marzer/tomlplusplus#301). Where assertions are compiled in, a failed one throws this instead of
+// aborting, and parseCase reports an InputError; with NDEBUG, g++ builds reach the parser's own
+// error ("expected bare key starting character").
+struct TomlAssertionFailure : std::logic_error {
+  using std::logic_error::logic_error;
+};
+[[noreturn]] inline void tomlAssertionFailed(const char* condition) { throw TomlAssertionFailure(condition); }
+}  // namespace octoflow::io::detail
+#define TOML_ASSERT(expr) \
+  ((expr) ? static_cast<void>(0) : ::octoflow::io::detail::tomlAssertionFailed(#expr))
 #include <toml++/toml.h>
 
 #include <algorithm>

@@ -189,6 +189,10 @@ public:
       s = value<std::int64_t>(what);
       if (s < 0 || s > (Index{1} << 31)) fail(std::string("damaged: ") + what + " of size " + std::to_string(s));
     }
+    // At most 2^40 nodes: a damaged size must not overflow the byte counts computed from it.
+    if (static_cast<double>(size[0]) * static_cast<double>(size[1]) * static_cast<double>(size[2]) > 1099511627776.0)
+      fail(std::string("damaged: ") + what + " of " + std::to_string(size[0]) + " x " + std::to_string(size[1]) +
+           " x " + std::to_string(size[2]) + " nodes");
     b.size = Extent{size[0], size[1], size[2]};
     return b;
   }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "TestSupport.hpp"
@@ -328,4 +330,36 @@ TEST(CaseFile, OpenFacesSharingAnEdgeAreRejected) {
   } catch (const InputError& error) {
     EXPECT_NE(std::string(error.what()).find("share an edge"), std::string::npos) << error.what();
   }
+}
+
+// The hash a checkpoint keeps of the case's state-defining tables: the values count, not the layout.
+TEST(CaseFile, StateHashFollowsTheValuesNotTheLayout) {
+  const std::uint64_t hash = io::parseCase(kValidCase, "a.toml").stateHash;
+  const std::string relaid = replaced(replaced(kValidCase, "tau = 0.8\n", ""), "[lbm]\n", "[lbm]\ntau   =   0.80  # moved\n");
+  EXPECT_EQ(io::parseCase(relaid, "b.toml").stateHash, hash);
+  EXPECT_EQ(io::parseCase(replaced(kValidCase, "every = 10", "every = 20"), "c.toml").stateHash, hash)
+      << "[output] does not define the state";
+  EXPECT_NE(io::parseCase(replaced(kValidCase, "[1e-6, 0.0]", "[2e-6, 0.0]"), "d.toml").stateHash, hash);
+  EXPECT_NE(io::parseCase(replaced(kValidCase, "tau = 0.8", "tau = 0.8000001"), "e.toml").stateHash, hash);
+}
+
+// Inputs the case-parser fuzzer (fuzz/CaseParserFuzz.cpp) found to abort or reach undefined
+// behaviour, kept in tests/data/fuzz_regressions/: each is an InputError, except valid_*.toml,
+// which load. (The sanitizer build, preset asan, is the one that sees undefined behaviour.)
+TEST(CaseFile, FuzzerFindingsAreInputErrorsOrLoad) {
+  const std::filesystem::path folder = std::filesystem::path(OCTOFLOW_SOURCE_DIR) / "tests/data/fuzz_regressions";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.path().extension() != ".toml") continue;
+    ++files;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("valid_", 0) == 0)
+      EXPECT_NO_THROW(io::parseCase(text.str(), name)) << name;
+    else
+      EXPECT_THROW(io::parseCase(text.str(), name), InputError) << name;
+  }
+  EXPECT_GE(files, 5);
 }
