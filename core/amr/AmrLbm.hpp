@@ -1,0 +1,90 @@
+#pragma once
+// The octree lattice Boltzmann solver's engine: leaf blocks of 17^3 node-centred points on a 2:1
+// balanced octree, levels sub-cycled in time (AmrLbmStep.hpp), run on the CPU (reference) or CUDA.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "amr/AmrLbmStep.hpp"
+#include "amr/BlockLinks.hpp"
+#include "amr/Octree.hpp"
+#include "exec/Backend.hpp"
+#include "exec/Memory.hpp"
+#include "lbm/Lattice.hpp"
+
+namespace octoflow::amr {
+
+struct AmrLbmSettings {
+  lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;  // D3Q19 or D3Q27
+  double tau = 0.8;                                    // relaxation time of level 0
+  std::array<double, 3> acceleration{{0.0, 0.0, 0.0}}; // body acceleration, level-0 lattice units
+  lbm::Les les;
+  exec::Backend backend = exec::Backend::Cpu;
+};
+
+// Density and velocity of a point, from its position in level-0 node coordinates.
+using InitialState = std::function<void(const double (&position)[3], float& density, float (&velocity)[3])>;
+// True for a point inside an obstacle, from its position in level-0 node coordinates.
+using SolidTest = std::function<bool(const double (&position)[3])>;
+
+class AmrLbm {
+public:
+  AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const SolidTest& solid = {});
+  ~AmrLbm();
+  AmrLbm(const AmrLbm&) = delete;
+  AmrLbm& operator=(const AmrLbm&) = delete;
+
+  void initialise(const InitialState& state);
+  // Steps of level 0 (level L steps 2^L times in each).
+  void advance(std::int64_t coarseSteps);
+  std::int64_t step() const { return step_; }
+
+  const BlockLayout& layout() const { return layout_; }
+  const Octree& octree() const { return octree_; }
+  const AmrLbmSettings& settings() const { return settings_; }
+  int levels() const { return layout_.levels; }
+  double tau(int level) const;
+  // Position of point (i, j, k) of a block in level-0 node coordinates.
+  void position(int block, int i, int j, int k, double (&out)[3]) const;
+
+  // Host copies, per point of every block (block order, x fastest): density and velocity (xyz).
+  void fetchMoments(std::vector<float>& density, std::vector<float>& velocity);
+  // The fluid's mass: density times the volume of each point's dual cell in level-0 units
+  // (h_L^3 with h_L = 2^-L, halved across each face a point shares with another block; walls lie
+  // half a spacing beyond the last points).
+  double mass(const std::vector<float>& density) const;
+
+private:
+  void stepLevel(int level, float timeWeight);
+  void advanceLevel(int level, float timeWeight);
+
+  Octree octree_;
+  AmrLbmSettings settings_;
+  BlockLayout layout_;
+  AmrLbmLevels state_;
+  std::int64_t step_ = 0;
+  std::vector<std::uint8_t> hasSolid_;
+  exec::Buffer<BlockPlacement> blocks_;
+  exec::Buffer<std::int32_t> sourceSlot_;
+  exec::Buffer<std::uint8_t> solid_;
+  exec::Buffer<float> post_[2];
+  exec::Buffer<float> pre_[2];
+  std::vector<exec::Buffer<std::int32_t>> levelBlocks_;
+  exec::Buffer<float> moments_;  // density then velocity, where the solver lives
+};
+
+// The per-backend, per-lattice kernels (AmrLbmCpu.cpp, AmrLbmCuda.cu).
+namespace detail {
+void stepLevelCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
+                  std::int64_t blockCount, int level, float timeWeight);
+void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
+#if OCTOFLOW_HAVE_CUDA
+void stepLevelCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
+                   std::int64_t blockCount, int level, float timeWeight);
+void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
+#endif
+}  // namespace detail
+
+}  // namespace octoflow::amr

@@ -1,0 +1,24 @@
+// The octree LBM's kernels on the CPU (OpenMP): the reference the CUDA kernels are checked against.
+#include "amr/AmrLbm.hpp"
+#include "exec/cpu/CpuExecutor.hpp"
+
+namespace octoflow::amr::detail {
+
+void stepLevelCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
+                  std::int64_t blockCount, int level, float timeWeight) {
+  withAmrLattice(lattice, [&](auto kind) {
+    using L = decltype(kind);
+    exec::CpuExecutor{}.parallelFor(blockCount * state.pointCount(),
+                                    AmrLevelStep<L>{state, levelBlocks, level, timeWeight});
+  });
+}
+
+void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out) {
+  withAmrLattice(lattice, [&](auto kind) {
+    using L = decltype(kind);
+    const std::int64_t total = blockCount * state.pointCount();
+    exec::CpuExecutor{}.parallelFor(total, AmrMoments<L>{state, total, out});
+  });
+}
+
+}  // namespace octoflow::amr::detail

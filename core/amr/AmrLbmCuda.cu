@@ -1,0 +1,24 @@
+// The octree LBM's kernels on CUDA: one thread a point.
+#include "amr/AmrLbm.hpp"
+#include "exec/cuda/CudaExecutor.cuh"
+
+namespace octoflow::amr::detail {
+
+void stepLevelCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
+                  std::int64_t blockCount, int level, float timeWeight) {
+  withAmrLattice(lattice, [&](auto kind) {
+    using L = decltype(kind);
+    exec::CudaExecutor{}.parallelFor(blockCount * state.pointCount(),
+                                    AmrLevelStep<L>{state, levelBlocks, level, timeWeight});
+  });
+}
+
+void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out) {
+  withAmrLattice(lattice, [&](auto kind) {
+    using L = decltype(kind);
+    const std::int64_t total = blockCount * state.pointCount();
+    exec::CudaExecutor{}.parallelFor(total, AmrMoments<L>{state, total, out});
+  });
+}
+
+}  // namespace octoflow::amr::detail

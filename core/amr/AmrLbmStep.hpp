@@ -1,0 +1,301 @@
+#pragma once
+// One level's step of the octree LBM, point-wise: one source for the CPU reference and the CUDA
+// kernels (the executors run it over every point of every block of a level).
+//
+// State: every block keeps its post-collision populations f* (deviations from the weights, as the
+// uniform solver stores them), two arrays a level alternates between (`parity`). A point's step is
+// "pull, then collide": population q arrives from s = x - c_q (a point of the block, of a block of
+// the same level, or of another level, BlockLinks.hpp), the point collides and stores f*.
+//
+// Levels are coupled the way Dupuis & Chopard couple node-centred grids (Phys. Rev. E 67, 066707
+// (2003)), with acoustic scaling: a level has half the spacing and half the time step of the
+// level above, so lattice velocities and densities are the same on every level, the relaxation
+// time obeys tau_f - 1/2 = 2 (tau_c - 1/2) and a body acceleration halves. A level steps twice
+// for each step of the level above (time sub-cycling). A population that crosses levels is
+// rebuilt from the pre-collision populations of its source point (kept by the blocks other levels
+// read, `crossLevelSource`): their non-equilibrium part scales by (tau_t dt_t) / (tau_s dt_s)
+// (f_neq ~ -tau dt (d_t + c.grad) f_eq), and the point is collided with the reading level's
+// relaxation. Rebuilding from pre-collision values keeps the information that a post-collision
+// value loses where tau = 1. Coarse points come interpolated linearly in space (a fine point lies
+// on or halfway between coarse points) and in time (the second fine step reads the coarse level
+// halfway between its old and new state).
+#include <cstdint>
+
+#include "amr/BlockLinks.hpp"
+#include "common/Extent.hpp"
+#include "lbm/Collision.hpp"
+
+namespace octoflow::amr {
+
+constexpr int kMaxLevels = 8;
+
+// What a level's step reads and writes (device pointers on CUDA). Arrays are structure of arrays
+// per block: population q of point n of block b at [(b Q + q) N + n], N = B^3; the pre-collision
+// arrays are indexed by the block's source slot instead of b.
+struct AmrLbmLevels {
+  const BlockPlacement* blocks = nullptr;
+  const std::int32_t* sourceSlot = nullptr;  // per block: its pre-collision slot, or -1
+  const std::uint8_t* solid = nullptr;       // per point of every block, or null: no obstacles
+  float* post[2] = {nullptr, nullptr};
+  float* pre[2] = {nullptr, nullptr};
+  int blockNodes = 17;
+  int parity[kMaxLevels] = {};  // the array holding each level's current state
+  float tau[kMaxLevels] = {};
+  lbm::Vector3 acceleration[kMaxLevels];
+  lbm::Les les;
+
+  OCTO_HD std::int64_t pointCount() const {
+    return static_cast<std::int64_t>(blockNodes) * blockNodes * blockNodes;
+  }
+  OCTO_HD std::int64_t point(int i, int j, int k) const { return i + blockNodes * (j + blockNodes * std::int64_t{k}); }
+};
+
+template <class L>
+struct AmrLevelStep {
+  AmrLbmLevels state;
+  const std::int32_t* levelBlocks = nullptr;  // the blocks of the level stepped
+  int level = 0;
+  float timeWeight = 0.0f;  // where between its old (0) and new (1) state the coarser level is read
+
+  OCTO_HD float population(const float* array, std::int64_t block, int q, std::int64_t point) const {
+    return array[(block * L::Q + q) * state.pointCount() + point];
+  }
+
+  // Adds `weight` times the pre-collision populations of point (i, j, k) of `block`: its current
+  // state (time < 0), or, for a coarser level that has stepped already, its state at `time` between
+  // the old (0) and the current (1) one.
+  OCTO_HD void addPreCollision(float (&set)[L::Q], std::int32_t block, int sourceLevel, int i, int j, int k,
+                               float weight, float time) const {
+    const std::int64_t slot = state.sourceSlot[block];
+    const std::int64_t n = state.point(i, j, k);
+    const int current = state.parity[sourceLevel];
+    const float* now = state.pre[current];
+    if (time >= 0.0f) {
+      const float* old = state.pre[1 - current];
+      const float a = time, b = 1.0f - time;
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q)
+        set[q] += weight * (b * population(old, slot, q, n) + a * population(now, slot, q, n));
+    } else {
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q) set[q] += weight * population(now, slot, q, n);
+    }
+  }
+
+  OCTO_HD bool solidAt(std::int32_t block, int i, int j, int k) const {
+    return state.solid && state.solid[block * state.pointCount() + state.point(i, j, k)] != 0;
+  }
+
+  // The pre-collision populations of point s of this level, rebuilt from the level `link` leads to
+  // (s in this block's frame, the linked block holding the point; a coarser one read at `time`
+  // between its old and current state). False where the source is solid.
+  OCTO_HD bool rebuiltPreCollision(const RegionLink& link, const int (&s)[3], float time, float (&set)[L::Q]) const {
+    OCTO_UNROLL
+    for (int r = 0; r < L::Q; ++r) set[r] = 0.0f;
+    const int sourceLevel = level + link.levelShift;
+    if (link.levelShift > 0) {
+      const int c[3] = {2 * s[0] + link.offset[0], 2 * s[1] + link.offset[1], 2 * s[2] + link.offset[2]};
+      if (solidAt(link.block, c[0], c[1], c[2])) return false;
+      addPreCollision(set, link.block, sourceLevel, c[0], c[1], c[2], 1.0f, -1.0f);
+    } else {
+      // Coarser: per axis on a coarse point, or halfway between two: cubic through the two points on
+      // either side (-1, 9, 9, -1)/16 where the block holds them and no obstacle is near, else
+      // linear. Along the interface the cubic keeps the interpolation error below the coarse grid's
+      // own (a linear one, h^2 f''/8, is what a fine interface node would otherwise inherit).
+      int index[3][4];
+      float weight[3][4];
+      int taps[3];
+      const int B = state.blockNodes;
+      for (int axis = 0; axis < 3; ++axis) {
+        const int doubled = s[axis] + link.offset[axis];  // >= 0 inside the coarse block
+        const int low = doubled >> 1;
+        if ((doubled & 1) == 0) {
+          taps[axis] = 1;
+          index[axis][0] = low;
+          weight[axis][0] = 1.0f;
+        } else if (!state.solid && low >= 1 && low + 2 <= B - 1) {
+          taps[axis] = 4;
+          for (int t = 0; t < 4; ++t) index[axis][t] = low - 1 + t;
+          weight[axis][0] = weight[axis][3] = -1.0f / 16.0f;
+          weight[axis][1] = weight[axis][2] = 9.0f / 16.0f;
+        } else {
+          taps[axis] = 2;
+          index[axis][0] = low;
+          index[axis][1] = low + 1;
+          weight[axis][0] = weight[axis][1] = 0.5f;
+        }
+      }
+      for (int c = 0; c < taps[2]; ++c)
+        for (int b = 0; b < taps[1]; ++b)
+          for (int a = 0; a < taps[0]; ++a) {
+            const int i = index[0][a], j = index[1][b], k = index[2][c];
+            if (solidAt(link.block, i, j, k)) return false;
+            addPreCollision(set, link.block, sourceLevel, i, j, k, weight[0][a] * weight[1][b] * weight[2][c], time);
+          }
+    }
+    // Rescale the non-equilibrium part to this level, then collide with this level's relaxation.
+    float rho;
+    lbm::Vector3 u;
+    lbm::moments<L>(set, state.acceleration[sourceLevel], rho, u);
+    // The first moment of f_neq is -F/2 under Guo forcing (moments() adds it back): scaled, it would
+    // be -scale F_s/2 where this level's collision expects -F_t/2, so the difference is put back
+    // through the weights (sum_q w_q 3 c_q c_q = identity).
+    const float ratio = link.levelShift > 0 ? 2.0f : 0.5f;  // dt of this level / dt of the source's
+    const float scale = ratio * state.tau[level] / state.tau[sourceLevel];
+    const lbm::Vector3& sourceAcceleration = state.acceleration[sourceLevel];
+    const lbm::Vector3& ownAcceleration = state.acceleration[level];
+    const lbm::Vector3 momentumFix{1.5f * rho * (scale * sourceAcceleration.x - ownAcceleration.x),
+                                   1.5f * rho * (scale * sourceAcceleration.y - ownAcceleration.y),
+                                   1.5f * rho * (scale * sourceAcceleration.z - ownAcceleration.z)};
+    OCTO_UNROLL
+    for (int r = 0; r < L::Q; ++r) {
+      const float equilibrium = lbm::equilibriumDeviation<L>(r, rho, u);
+      set[r] = equilibrium + scale * (set[r] - equilibrium) + L::w(r) * lbm::dot(lbm::velocityOf<L>(r), momentumFix);
+    }
+    return true;
+  }
+
+  // f*_q at point s of this level, rebuilt from another level. False where the source is solid
+  // (the caller bounces back).
+  OCTO_HD bool crossLevelPopulation(int q, const RegionLink& link, const int (&s)[3], float& value) const {
+    float set[L::Q];
+    if (!rebuiltPreCollision(link, s, timeWeight, set)) return false;
+    lbm::Bgk{state.tau[level], state.les}.template collide<L>(set, state.acceleration[level]);
+    value = set[q];
+    return true;
+  }
+
+  // The link to a coarser block that holds point x of this block, when x lies on this block's
+  // face, edge or corner shared with one (null otherwise).
+  OCTO_HD const RegionLink* coarserHolder(const BlockPlacement& placement, const int (&x)[3]) const {
+    const int B = state.blockNodes;
+    int outward[3];
+    for (int axis = 0; axis < 3; ++axis) outward[axis] = x[axis] == 0 ? -1 : (x[axis] == B - 1 ? 1 : 0);
+    // The regions just outside x, across each face, edge and corner it lies on.
+    for (int d = 1; d < 8; ++d) {
+      int probe[3];
+      bool valid = true;
+      for (int axis = 0; axis < 3; ++axis) {
+        const bool across = (d >> axis) & 1;
+        if (across && outward[axis] == 0) valid = false;
+        probe[axis] = x[axis] + (across ? outward[axis] : 0);
+      }
+      if (!valid) continue;
+      const RegionLink& link =
+          placement.links[regionIndex(regionOf(probe[0], B), regionOf(probe[1], B), regionOf(probe[2], B))];
+      if (link.block >= 0 && link.levelShift < 0) return &link;
+    }
+    return nullptr;
+  }
+
+  // Pre-collision populations of point x (local point n) of `block`: population q from x - c_q,
+  // half-way bounce-back from walls and solid points.
+  OCTO_HD void pullPopulations(std::int32_t block, const BlockPlacement& placement, const int (&x)[3], std::int64_t n,
+                               const float* source, float (&g)[L::Q]) const {
+    const int B = state.blockNodes;
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
+      const int rx = regionOf(s[0], B), ry = regionOf(s[1], B), rz = regionOf(s[2], B);
+      bool bounce = false;
+      if (isOwnRegion(rx, ry, rz)) {
+        if (solidAt(block, s[0], s[1], s[2]))
+          bounce = true;
+        else
+          g[q] = population(source, block, q, state.point(s[0], s[1], s[2]));
+      } else {
+        const RegionLink& link = placement.links[regionIndex(rx, ry, rz)];
+        if (link.block < 0) {
+          bounce = true;
+        } else if (link.levelShift == 0) {
+          const int c[3] = {s[0] + link.offset[0], s[1] + link.offset[1], s[2] + link.offset[2]};
+          if (solidAt(link.block, c[0], c[1], c[2]))
+            bounce = true;
+          else
+            g[q] = population(source, link.block, q, state.point(c[0], c[1], c[2]));
+        } else {
+          bounce = !crossLevelPopulation(q, link, s, g[q]);
+        }
+      }
+      // Half-way bounce-back: what this point sent towards a wall or solid point comes back.
+      if (bounce) g[q] = population(source, block, L::opposite(q), n);
+    }
+  }
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const int B = state.blockNodes;
+    const std::int64_t count = state.pointCount();
+    const std::int32_t block = levelBlocks[index / count];
+    const std::int64_t n = index % count;
+    const int x[3] = {static_cast<int>(n % B), static_cast<int>((n / B) % B), static_cast<int>(n / (std::int64_t{B} * B))};
+    if (solidAt(block, x[0], x[1], x[2])) return;
+    const int current = state.parity[level];
+    const float* source = state.post[current];
+    const BlockPlacement& placement = state.blocks[block];
+
+    float g[L::Q];
+    // A point shared with a coarser block is the coarse level's: it takes the coarse state at the
+    // end of this step (interpolated along the interface and in time, rescaled), as the fine grid's
+    // boundary nodes of Dupuis & Chopard do. Pulling it instead would interpolate across the
+    // interface, a coarse spacing's worth of error.
+    const bool onBoundary = x[0] == 0 || x[1] == 0 || x[2] == 0 || x[0] == B - 1 || x[1] == B - 1 || x[2] == B - 1;
+    const RegionLink* coarser = onBoundary && level > 0 ? coarserHolder(placement, x) : nullptr;
+    if (coarser) {
+      if (!rebuiltPreCollision(*coarser, x, timeWeight + 0.5f, g)) return;
+    } else {
+      pullPopulations(block, placement, x, n, source, g);
+    }
+    const std::int32_t slot = state.sourceSlot[block];
+    if (slot >= 0) {
+      float* pre = state.pre[1 - current];
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q) pre[(slot * std::int64_t{L::Q} + q) * count + n] = g[q];
+    }
+    lbm::Bgk{state.tau[level], state.les}.template collide<L>(g, state.acceleration[level]);
+    float* target = state.post[1 - current];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) target[(block * std::int64_t{L::Q} + q) * count + n] = g[q];
+  }
+};
+
+
+// Density and velocity of every point of every block from its post-collision populations (the
+// momentum after a Guo-forced collision is rho u + F/2). `out`: densities of all points, then
+// their velocities (xyz per point).
+template <class L>
+struct AmrMoments {
+  AmrLbmLevels state;
+  std::int64_t totalPoints = 0;
+  float* out = nullptr;
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const std::int64_t count = state.pointCount();
+    const std::int64_t block = index / count;
+    const std::int64_t n = index % count;
+    const int level = state.blocks[block].level;
+    const float* post = state.post[state.parity[level]];
+    float g[L::Q];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) g[q] = post[(block * L::Q + q) * count + n];
+    const lbm::Vector3 backwards{-state.acceleration[level].x, -state.acceleration[level].y,
+                                 -state.acceleration[level].z};
+    float rho;
+    lbm::Vector3 u;
+    lbm::moments<L>(g, backwards, rho, u);
+    out[index] = rho;
+    out[totalPoints + 3 * index] = u.x;
+    out[totalPoints + 3 * index + 1] = u.y;
+    out[totalPoints + 3 * index + 2] = u.z;
+  }
+};
+
+// Calls f(Lattice{}) for the octree LBM's lattices (D3Q19, D3Q27).
+template <class F>
+void withAmrLattice(lbm::LatticeKind kind, F&& f) {
+  if (kind == lbm::LatticeKind::D3Q19)
+    f(lbm::D3Q19{});
+  else
+    f(lbm::D3Q27{});
+}
+
+}  // namespace octoflow::amr

@@ -1,0 +1,90 @@
+#include "amr/BlockLinks.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace octoflow::amr {
+
+namespace {
+
+// Direction of region r on one axis (-1, 0, +1) and, inside the block's span, which half (0, 1).
+int regionDirection(int r) { return r == 0 ? -1 : (r == 3 ? 1 : 0); }
+
+}  // namespace
+
+BlockLayout leafBlocks(const Octree& octree) {
+  BlockLayout layout;
+  const int cells = layout.blockNodes - 1;
+  const std::vector<BlockKey>& leaves = octree.leaves();
+  layout.blocks.resize(leaves.size());
+  layout.levels = octree.depth() + 1;
+  layout.byLevel.assign(static_cast<std::size_t>(layout.levels), {});
+  layout.crossLevelSource.assign(leaves.size(), 0);
+  for (std::size_t b = 0; b < leaves.size(); ++b) {
+    const BlockKey& key = leaves[b];
+    BlockPlacement& block = layout.blocks[b];
+    block.level = key.level;
+    const std::int64_t position[3] = {key.i, key.j, key.k};
+    for (int axis = 0; axis < 3; ++axis) block.origin[axis] = static_cast<std::int32_t>(position[axis] * cells);
+    layout.byLevel[static_cast<std::size_t>(key.level)].push_back(static_cast<int>(b));
+
+    for (int rz = 0; rz < 4; ++rz)
+      for (int ry = 0; ry < 4; ++ry)
+        for (int rx = 0; rx < 4; ++rx) {
+          if (isOwnRegion(rx, ry, rz)) continue;
+          RegionLink& link = block.links[regionIndex(rx, ry, rz)];
+          const int region[3] = {rx, ry, rz};
+          int direction[3];
+          for (int axis = 0; axis < 3; ++axis) direction[axis] = regionDirection(region[axis]);
+          BlockKey across;  // the block of this level across, wrapped over periodic axes
+          if (!octree.shifted(key, direction[0], direction[1], direction[2], across)) continue;  // a wall
+          // Unwrapped position of the block across (offsets are taken in this block's frame).
+          std::int64_t unwrapped[3];
+          for (int axis = 0; axis < 3; ++axis) unwrapped[axis] = position[axis] + direction[axis];
+
+          const int same = octree.findLeaf(across);
+          if (same >= 0) {
+            link.block = same;
+            link.levelShift = 0;
+            for (int axis = 0; axis < 3; ++axis) link.offset[axis] = -cells * direction[axis];
+            continue;
+          }
+          const int coarse = octree.coveringLeaf(across);
+          if (coarse >= 0) {
+            if (octree.leaves()[static_cast<std::size_t>(coarse)].level != key.level - 1)
+              throw std::logic_error("block links: the octree is not 2:1 balanced");
+            link.block = coarse;
+            link.levelShift = -1;
+            for (int axis = 0; axis < 3; ++axis) {
+              // floor(unwrapped / 2): the coarse block's position, unwrapped like this block's frame
+              const std::int64_t coarsePosition = unwrapped[axis] >> 1;
+              link.offset[axis] = static_cast<std::int32_t>(position[axis] * cells - 2 * coarsePosition * cells);
+            }
+            layout.crossLevelSource[static_cast<std::size_t>(coarse)] = 1;
+            continue;
+          }
+          // Finer: the child of the block across that holds this region's points.
+          int childBits = 0;
+          std::int64_t childUnwrapped[3];
+          for (int axis = 0; axis < 3; ++axis) {
+            int half;
+            if (direction[axis] != 0)
+              half = direction[axis] < 0 ? 1 : 0;  // the half that faces this block
+            else
+              half = region[axis] == 1 ? 0 : 1;
+            childBits |= half << axis;
+            childUnwrapped[axis] = 2 * unwrapped[axis] + half;
+          }
+          const int fine = octree.findLeaf(across.child(childBits));
+          if (fine < 0) throw std::logic_error("block links: the octree is not 2:1 balanced");
+          link.block = fine;
+          link.levelShift = 1;
+          for (int axis = 0; axis < 3; ++axis)
+            link.offset[axis] = static_cast<std::int32_t>(2 * position[axis] * cells - childUnwrapped[axis] * cells);
+          layout.crossLevelSource[static_cast<std::size_t>(fine)] = 1;
+        }
+  }
+  return layout;
+}
+
+}  // namespace octoflow::amr

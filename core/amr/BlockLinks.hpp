@@ -1,0 +1,67 @@
+#pragma once
+// Blocks of node-centred points on the leaves of an octree, and where each block finds the points
+// around it (plain data, no solver physics: any block-structured solver on the octree can use it).
+//
+// A block of level L holds B^3 points, B = 2^m * 16 + 1 (17: one leaf; 33: a mother block), at the
+// node spacing of its level; its first point sits at `origin` (node coordinates of its level, from
+// the domain's lower corner: level L + 1 has twice the nodes a side). Blocks that touch share the
+// points on their common face, edge or corner (node-centred), so a point one step outside a block
+// (local coordinate -1 or B) is a point of a neighbouring block, of the same level, of the next
+// finer level (it exists there: fine points coincide with every coarse point and lie between them)
+// or of the next coarser level (it lies on or between that block's points: interpolated).
+//
+// The neighbourhood of a block is cut into 4 x 4 x 4 regions, each axis: 0 = beyond the lower face
+// (coordinate -1), 1 = lower half (0 .. B/2 - 1), 2 = upper half (B/2 .. B - 1), 3 = beyond the upper
+// face (B). The 8 middle regions are the block itself; each of the 56 others links to the one block
+// holding its points (2:1 balance makes that one block, at most one level apart).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "amr/Octree.hpp"
+#include "common/Macros.hpp"
+
+namespace octoflow::amr {
+
+struct RegionLink {
+  std::int32_t block = -1;      // -1: outside the domain (a wall)
+  std::int32_t levelShift = 0;  // the linked block's level minus this block's: -1, 0 or +1
+  // Local coordinate c of a point s of this block (s in -1 .. B) in the linked block:
+  // same level c = s + offset, finer c = 2 s + offset, coarser c = (s + offset) / 2 (odd: halfway
+  // between two points, interpolated).
+  std::int32_t offset[3] = {0, 0, 0};
+};
+
+// Region index of a local coordinate on one axis.
+OCTO_HD inline int regionOf(int s, int blockNodes) {
+  return s < 0 ? 0 : (s < blockNodes / 2 ? 1 : (s < blockNodes ? 2 : 3));
+}
+OCTO_HD inline int regionIndex(int rx, int ry, int rz) { return rx + 4 * (ry + 4 * rz); }
+OCTO_HD inline bool isOwnRegion(int rx, int ry, int rz) {
+  return rx >= 1 && rx <= 2 && ry >= 1 && ry <= 2 && rz >= 1 && rz <= 2;
+}
+
+struct BlockPlacement {
+  std::int32_t level = 0;
+  std::int32_t origin[3] = {0, 0, 0};  // node coordinates of point (0, 0, 0) at the block's level
+  RegionLink links[64];
+};
+
+// The blocks of an octree with one block a leaf (17^3 points).
+struct BlockLayout {
+  int blockNodes = 17;
+  int levels = 1;  // 1 + the deepest level
+  std::vector<BlockPlacement> blocks;      // leaf order (Morton)
+  std::vector<std::vector<int>> byLevel;   // block indices of each level, in block order
+  // Blocks some other block reads across levels (their points are interpolated or copied to
+  // another level): the solver keeps more of their state.
+  std::vector<std::uint8_t> crossLevelSource;
+
+  std::int64_t pointsPerBlock() const {
+    return static_cast<std::int64_t>(blockNodes) * blockNodes * blockNodes;
+  }
+};
+
+BlockLayout leafBlocks(const Octree& octree);
+
+}  // namespace octoflow::amr

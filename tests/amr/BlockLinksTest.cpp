@@ -1,0 +1,116 @@
+// Links between the blocks of an octree: every point one step outside a block is found, at its
+// exact position, in the block its region links to (same level, finer or coarser).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "amr/BlockLinks.hpp"
+
+using namespace octoflow::amr;
+
+namespace {
+
+// Refines random leaves (balanced after each call), deterministically.
+Octree randomTree(std::array<int, 3> roots, std::array<bool, 3> periodic, int maxLevel, int refinements,
+                  unsigned seed) {
+  Octree tree(roots, periodic, maxLevel);
+  std::mt19937 random(seed);
+  for (int r = 0; r < refinements; ++r) {
+    std::uniform_int_distribution<int> pick(0, static_cast<int>(tree.leafCount()) - 1);
+    tree.refine({pick(random)});
+  }
+  return tree;
+}
+
+// Position of local coordinate s (on one axis) of a block, in level-0 node units, wrapped into the
+// domain on periodic axes.
+double wrapped(double position, double length, bool periodic) {
+  if (!periodic) return position;
+  double value = std::fmod(position, length);
+  return value < 0 ? value + length : value;
+}
+
+void checkLinks(const Octree& tree) {
+  const BlockLayout layout = leafBlocks(tree);
+  const int B = layout.blockNodes;
+  ASSERT_EQ(layout.blocks.size(), tree.leafCount());
+  double length[3];
+  for (int axis = 0; axis < 3; ++axis) length[axis] = tree.rootBlocks()[axis] * (B - 1.0);
+  // Samples of each region on each axis: -1; 0, B/2 - 1; B/2, B - 1; B.
+  const int samples[4][2] = {{-1, -1}, {0, B / 2 - 1}, {B / 2, B - 1}, {B, B}};
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    const BlockPlacement& block = layout.blocks[b];
+    for (int rz = 0; rz < 4; ++rz)
+      for (int ry = 0; ry < 4; ++ry)
+        for (int rx = 0; rx < 4; ++rx) {
+          if (isOwnRegion(rx, ry, rz)) continue;
+          const RegionLink& link = block.links[regionIndex(rx, ry, rz)];
+          const int region[3] = {rx, ry, rz};
+          for (int corner = 0; corner < 8; ++corner) {
+            int s[3];
+            for (int axis = 0; axis < 3; ++axis) s[axis] = samples[region[axis]][(corner >> axis) & 1];
+            for (int axis = 0; axis < 3; ++axis) ASSERT_EQ(regionOf(s[axis], B), region[axis]);
+            bool outside = false;
+            for (int axis = 0; axis < 3; ++axis) {
+              const double p = std::ldexp(static_cast<double>(block.origin[axis] + s[axis]), -block.level);
+              if (!tree.periodic()[axis] && (p < 0 || p > length[axis])) outside = true;
+            }
+            if (outside) {
+              EXPECT_EQ(link.block, -1) << "block " << b << " region " << rx << ry << rz;
+              continue;
+            }
+            ASSERT_GE(link.block, 0) << "block " << b << " region " << rx << ry << rz;
+            const BlockPlacement& target = layout.blocks[static_cast<std::size_t>(link.block)];
+            ASSERT_EQ(target.level, block.level + link.levelShift);
+            for (int axis = 0; axis < 3; ++axis) {
+              double local;  // in the target block's point units
+              if (link.levelShift == 0)
+                local = s[axis] + link.offset[axis];
+              else if (link.levelShift > 0)
+                local = 2.0 * s[axis] + link.offset[axis];
+              else
+                local = 0.5 * (s[axis] + link.offset[axis]);
+              ASSERT_GE(local, 0.0);
+              ASSERT_LE(local, B - 1.0);
+              const double here = std::ldexp(static_cast<double>(block.origin[axis] + s[axis]), -block.level);
+              const double there = std::ldexp(target.origin[axis] + local, -target.level);
+              EXPECT_DOUBLE_EQ(wrapped(here, length[axis], tree.periodic()[axis]),
+                               wrapped(there, length[axis], tree.periodic()[axis]))
+                  << "block " << b << " region " << rx << ry << rz << " axis " << axis;
+            }
+          }
+        }
+  }
+}
+
+}  // namespace
+
+TEST(BlockLinks, OneLevelPeriodicLinksWrap) {
+  const Octree tree({2, 3, 1}, {true, true, true}, 0);
+  checkLinks(tree);
+  const BlockLayout layout = leafBlocks(tree);
+  // A single block along z links to itself across both z faces.
+  const RegionLink& up = layout.blocks[0].links[regionIndex(1, 1, 3)];
+  EXPECT_EQ(up.block, 0);
+  EXPECT_EQ(up.offset[2], -16);
+  for (std::uint8_t source : layout.crossLevelSource) EXPECT_EQ(source, 0);
+}
+
+TEST(BlockLinks, RandomBalancedTreesLinkEveryPointToItsPosition) {
+  checkLinks(randomTree({2, 2, 2}, {false, false, false}, 3, 12, 7));
+  checkLinks(randomTree({2, 1, 3}, {true, false, true}, 3, 12, 11));
+  checkLinks(randomTree({1, 1, 1}, {true, true, true}, 4, 20, 5));
+}
+
+TEST(BlockLinks, CrossLevelSourcesAreTheBlocksAtInterfaces) {
+  Octree tree({2, 2, 2}, {false, false, false}, 2);
+  tree.refine({0});
+  const BlockLayout layout = leafBlocks(tree);
+  ASSERT_EQ(layout.levels, 2);
+  int sources = 0;
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) sources += layout.crossLevelSource[b];
+  // All 7 coarse blocks touch the refined corner; of its 8 children, only the one in the domain's
+  // corner touches no coarse block.
+  EXPECT_EQ(sources, 7 + 7);
+}
