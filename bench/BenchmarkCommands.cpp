@@ -13,6 +13,8 @@ const std::vector<BenchmarkCommand>& benchmarkCommands() {
        &defineInSituBenchmark},
       {"reliability", "what the watchdog's check and a checkpoint (write, read back) cost a run",
        &defineReliabilityBenchmark},
+      {"amr", "octree LBM ms a step, MLUPS and the fraction of the copy roofline (the seed's Table 4 case)",
+       &defineAmrBenchmark},
   };
   return commands;
 }

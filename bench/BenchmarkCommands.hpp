@@ -24,5 +24,6 @@ std::function<int()> defineIsosurfaceBenchmark(CLI::App& command);
 std::function<int()> defineInSituBenchmark(CLI::App& command);
 std::function<int()> definePhaseFieldBenchmark(CLI::App& command);
 std::function<int()> defineReliabilityBenchmark(CLI::App& command);
+std::function<int()> defineAmrBenchmark(CLI::App& command);
 
 }  // namespace octoflow::bench

@@ -159,6 +159,9 @@ void AmrLbm::advance(std::int64_t coarseSteps) {
     advanceLevel(0, 0.0f);
     ++step_;
   }
+#if OCTOFLOW_HAVE_CUDA
+  if (settings_.backend == exec::Backend::Cuda) detail::synchronizeCuda();
+#endif
 }
 
 void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {

@@ -37,7 +37,7 @@ public:
   AmrLbm& operator=(const AmrLbm&) = delete;
 
   void initialise(const InitialState& state);
-  // Steps of level 0 (level L steps 2^L times in each).
+  // Steps of level 0 (level L steps 2^L times in each); returns with them done.
   void advance(std::int64_t coarseSteps);
   std::int64_t step() const { return step_; }
 
@@ -84,6 +84,8 @@ void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_
 void stepLevelCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
                    std::int64_t blockCount, int level, float timeWeight);
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
+// Waits for the kernels queued (advance() returns with the steps done, as on the CPU).
+void synchronizeCuda();
 #endif
 }  // namespace detail
 

@@ -21,4 +21,6 @@ void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64
   });
 }
 
+void synchronizeCuda() { OCTO_CUDA_CHECK(cudaDeviceSynchronize()); }
+
 }  // namespace octoflow::amr::detail

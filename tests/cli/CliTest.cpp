@@ -337,3 +337,19 @@ TEST_F(Cli, BenchIsosurfaceExtractsTheSpheresSurface) {
   EXPECT_EQ(triangles, 2 * points - 4) << result.output;  // Euler: V - E + F = 2 with 2E = 3F
   expectInputError("bench isosurface --size 1", "--size");
 }
+
+// `bench amr` times the octree LBM (figures from GPUs in docs/PERFORMANCE.md): with two levels the
+// refined centre's blocks step twice a step of level 0, and the update count says so.
+TEST_F(Cli, BenchAmrCountsTheUpdatesOfEachLevel) {
+  const CommandResult one = runCli("bench amr --backend cpu --leaves 2 --steps 1", directory_);
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  EXPECT_NE(one.output.find("1 level(s), 8 blocks"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("(39304 point updates a step)"), std::string::npos) << one.output;  // 8 x 17^3
+  const CommandResult two = runCli("bench amr --backend cpu --leaves 2 --levels 2 --lattice D3Q19 --steps 1", directory_);
+  ASSERT_EQ(two.exitCode, 0) << two.output;
+  // Every leaf of 2^3 lies within a quarter of the width of the centre: all 8 refined, 64 blocks.
+  EXPECT_NE(two.output.find("2 level(s), 64 blocks"), std::string::npos) << two.output;
+  EXPECT_NE(two.output.find("(628864 point updates a step)"), std::string::npos) << two.output;  // 64 x 17^3 x 2
+  expectInputError("bench amr --lattice D2Q9", "--lattice");
+  expectInputError("bench amr --levels 9", "--levels");
+}

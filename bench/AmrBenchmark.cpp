@@ -1,0 +1,104 @@
+// `octoflow bench amr`: the octree LBM's step time, as the seed's Table 4 measures it (one level,
+// periodic, FP32: 8 x 8 x 8 leaves of 17^3 points by default), or with levels refined around the
+// domain's centre. Prints ms a step, million point updates a second (every point of every block,
+// shared face points counted in each block, as the kernels update them) and the fraction of the
+// copy roofline: each update reads and writes Q populations of 4 bytes. Passes or fails nothing.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "BenchTiming.hpp"
+#include "BenchmarkCommands.hpp"
+#include "amr/AmrLbm.hpp"
+#include "common/Error.hpp"
+#include "exec/CopyBandwidth.hpp"
+
+namespace octoflow::bench {
+
+namespace {
+
+struct AmrFlags {
+  std::string backend = "auto", lattice = "D3Q27";
+  int leaves = 8, levels = 1;
+  long long steps = 0;
+};
+
+int runAmrBenchmark(const AmrFlags& flags) {
+  const exec::Backend backend = exec::resolveBackend(exec::parseBackendChoice(flags.backend, "--backend"));
+  if (worldRanks() > 1) throw InputError("bench amr", "", "runs on one rank (no mpirun)");
+  if (flags.leaves < 1 || flags.leaves > 64) throw InputError("--leaves", "", "expected 1 to 64 leaves a side");
+  if (flags.levels < 1 || flags.levels > amr::kMaxLevels)
+    throw InputError("--levels", "", "expected 1 to " + std::to_string(amr::kMaxLevels));
+  if (flags.steps < 0) throw InputError("--steps", "", "expected a positive count");
+  lbm::LatticeKind lattice;
+  if (flags.lattice == "D3Q19")
+    lattice = lbm::LatticeKind::D3Q19;
+  else if (flags.lattice == "D3Q27")
+    lattice = lbm::LatticeKind::D3Q27;
+  else
+    throw InputError("--lattice", "", "expected D3Q19 or D3Q27, got '" + flags.lattice + "'");
+
+  // Levels: the leaves within a quarter of the domain's width of its centre, refined level by level.
+  amr::Octree tree({flags.leaves, flags.leaves, flags.leaves}, {true, true, true}, flags.levels - 1);
+  for (int level = 1; level < flags.levels; ++level) {
+    std::vector<int> inner;
+    for (std::size_t leaf = 0; leaf < tree.leafCount(); ++leaf) {
+      const amr::BlockKey& key = tree.leaves()[leaf];
+      if (key.level != level - 1) continue;
+      const double size = std::ldexp(1.0, -key.level), centre = flags.leaves / 2.0;
+      const double position[3] = {(key.i + 0.5) * size, (key.j + 0.5) * size, (key.k + 0.5) * size};
+      double distance = 0.0;
+      for (double p : position) distance = std::max(distance, std::abs(p - centre));
+      if (distance <= flags.leaves / 4.0 * std::ldexp(1.0, -(level - 1))) inner.push_back(static_cast<int>(leaf));
+    }
+    tree.refine(inner);
+  }
+
+  amr::AmrLbmSettings settings;
+  settings.lattice = lattice;
+  settings.tau = 0.6;
+  settings.backend = backend;
+  amr::AmrLbm solver(tree, settings);
+  solver.initialise([](const double (&x)[3], float& density, float (&velocity)[3]) {
+    density = 1.0f;
+    velocity[0] = static_cast<float>(0.02 * std::sin(0.1 * x[1]));
+    velocity[1] = static_cast<float>(0.02 * std::sin(0.1 * x[2]));
+    velocity[2] = static_cast<float>(0.02 * std::sin(0.1 * x[0]));
+  });
+
+  // Point updates a step of level 0: each level's points, times its sub-steps.
+  double updates = 0.0;
+  for (int level = 0; level < solver.levels(); ++level)
+    updates += std::ldexp(static_cast<double>(solver.layout().byLevel[static_cast<std::size_t>(level)].size()) *
+                              static_cast<double>(solver.layout().pointsPerBlock()),
+                          level);
+  const TimedSteps timed = timeSteps([&](long long steps) { solver.advance(steps); }, flags.steps, false, 100000);
+  const double stepSeconds = timed.seconds / static_cast<double>(timed.steps);
+  const int q = lbm::latticeQ(lattice);
+  const double bytesPerUpdate = 2.0 * q * sizeof(float);
+  const exec::CopyBandwidth copy =
+      exec::measureCopyBandwidth(backend, backend == exec::Backend::Cuda ? std::size_t{1} << 30 : std::size_t{1} << 26);
+  const double roofline = updates * bytesPerUpdate / stepSeconds / copy.bytesPerSecond;
+  std::printf("octree LBM %s %s, %d^3 leaves of 17^3, %d level(s), %zu blocks, periodic, FP32, naive kernel\n",
+              flags.lattice.c_str(), exec::backendName(backend), flags.leaves, solver.levels(),
+              solver.layout().blocks.size());
+  std::printf("  %lld steps in %.3f s: %.3f ms a step, %.1f MLUPS (%.0f point updates a step), %.1f %% of the copy "
+              "roofline (%.0f GB/s, %.0f B an update)\n",
+              timed.steps, timed.seconds, 1e3 * stepSeconds, updates / stepSeconds / 1e6, updates, 100.0 * roofline,
+              copy.bytesPerSecond / 1e9, bytesPerUpdate);
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> defineAmrBenchmark(CLI::App& command) {
+  auto flags = std::make_shared<AmrFlags>();
+  command.add_option("--backend", flags->backend, "auto | cuda | cpu");
+  command.add_option("--lattice", flags->lattice, "D3Q19 | D3Q27 (default D3Q27, as the seed)");
+  command.add_option("--leaves", flags->leaves, "leaves a side of level 0 (default 8: 512 leaves)");
+  command.add_option("--levels", flags->levels, "levels, refined around the centre (default 1)");
+  command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
+  return [flags] { return runAmrBenchmark(*flags); };
+}
+
+}  // namespace octoflow::bench
