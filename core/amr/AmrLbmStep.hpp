@@ -89,7 +89,8 @@ struct AmrLevelStep {
   // The pre-collision populations of point s of this level, rebuilt from the level `link` leads to
   // (s in this block's frame, the linked block holding the point; a coarser one read at `time`
   // between its old and current state). False where the source is solid.
-  OCTO_HD bool rebuiltPreCollision(const RegionLink& link, const int (&s)[3], float time, float (&set)[L::Q]) const {
+  OCTO_HD OCTO_NOINLINE bool rebuiltPreCollision(const RegionLink& link, const int (&s)[3], float time,
+                                                float (&set)[L::Q]) const {
     OCTO_UNROLL
     for (int r = 0; r < L::Q; ++r) set[r] = 0.0f;
     const int sourceLevel = level + link.levelShift;
@@ -157,7 +158,7 @@ struct AmrLevelStep {
 
   // f*_q at point s of this level, rebuilt from another level. False where the source is solid
   // (the caller bounces back).
-  OCTO_HD bool crossLevelPopulation(int q, const RegionLink& link, const int (&s)[3], float& value) const {
+  OCTO_HD OCTO_NOINLINE bool crossLevelPopulation(int q, const RegionLink& link, const int (&s)[3], float& value) const {
     float set[L::Q];
     if (!rebuiltPreCollision(link, s, timeWeight, set)) return false;
     lbm::Bgk{state.tau[level], state.les}.template collide<L>(set, state.acceleration[level]);
