@@ -156,14 +156,40 @@ struct AmrLevelStep {
     return true;
   }
 
-  // f*_q at point s of this level, rebuilt from another level. False where the source is solid
-  // (the caller bounces back).
-  OCTO_HD OCTO_NOINLINE bool crossLevelPopulation(int q, const RegionLink& link, const int (&s)[3], float& value) const {
+  // f*_q at point s of this level, rebuilt from another level (`solid`: the source is solid, the
+  // caller bounces back). Out of line and returned by value: the caller's populations stay in
+  // registers, and the path is not repeated in the loop unrolled over the velocity set.
+  struct Rebuilt {
+    float value;
+    bool solid;
+  };
+  OCTO_HD OCTO_NOINLINE Rebuilt crossLevelPopulation(int q, const RegionLink& link, int sx, int sy, int sz) const {
     float set[L::Q];
-    if (!rebuiltPreCollision(link, s, timeWeight, set)) return false;
+    const int s[3] = {sx, sy, sz};
+    if (!rebuiltPreCollision(link, s, timeWeight, set)) return Rebuilt{0.0f, true};
     lbm::Bgk{state.tau[level], state.les}.template collide<L>(set, state.acceleration[level]);
-    value = set[q];
-    return true;
+    return Rebuilt{set[q], false};
+  }
+
+  // A point shared with a coarser block: its whole step from the coarse state (out of line, as
+  // above). `count` points a block, `current` this level's parity.
+  OCTO_HD OCTO_NOINLINE void updateInterfacePoint(std::int32_t block, std::int64_t n, const RegionLink& link, int x0,
+                                                  int x1, int x2) const {
+    const std::int64_t count = state.pointCount();
+    const int current = state.parity[level];
+    const int x[3] = {x0, x1, x2};
+    float g[L::Q];
+    if (!rebuiltPreCollision(link, x, timeWeight + 0.5f, g)) return;
+    const std::int32_t slot = state.sourceSlot[block];
+    if (slot >= 0) {
+      float* pre = state.pre[1 - current];
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q) pre[(slot * std::int64_t{L::Q} + q) * count + n] = g[q];
+    }
+    lbm::Bgk{state.tau[level], state.les}.template collide<L>(g, state.acceleration[level]);
+    float* target = state.post[1 - current];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) target[(block * std::int64_t{L::Q} + q) * count + n] = g[q];
   }
 
   // The link to a coarser block that holds point x of this block, when x lies on this block's
@@ -191,7 +217,7 @@ struct AmrLevelStep {
 
   // Pre-collision populations of point x (local point n) of `block`: population q from x - c_q,
   // half-way bounce-back from walls and solid points.
-  OCTO_HD void pullPopulations(std::int32_t block, const BlockPlacement& placement, const int (&x)[3], std::int64_t n,
+  OCTO_HD OCTO_INLINE void pullPopulations(std::int32_t block, const BlockPlacement& placement, const int (&x)[3], std::int64_t n,
                                const float* source, float (&g)[L::Q]) const {
     const int B = state.blockNodes;
     OCTO_UNROLL
@@ -215,7 +241,9 @@ struct AmrLevelStep {
           else
             g[q] = population(source, link.block, q, state.point(c[0], c[1], c[2]));
         } else {
-          bounce = !crossLevelPopulation(q, link, s, g[q]);
+          const Rebuilt rebuilt = crossLevelPopulation(q, link, s[0], s[1], s[2]);
+          bounce = rebuilt.solid;
+          g[q] = rebuilt.value;
         }
       }
       // Half-way bounce-back: what this point sent towards a wall or solid point comes back.
@@ -234,7 +262,6 @@ struct AmrLevelStep {
     const float* source = state.post[current];
     const BlockPlacement& placement = state.blocks[block];
 
-    float g[L::Q];
     // A point shared with a coarser block is the coarse level's: it takes the coarse state at the
     // end of this step (interpolated along the interface and in time, rescaled), as the fine grid's
     // boundary nodes of Dupuis & Chopard do. Pulling it instead would interpolate across the
@@ -242,10 +269,11 @@ struct AmrLevelStep {
     const bool onBoundary = x[0] == 0 || x[1] == 0 || x[2] == 0 || x[0] == B - 1 || x[1] == B - 1 || x[2] == B - 1;
     const RegionLink* coarser = onBoundary && level > 0 ? coarserHolder(placement, x) : nullptr;
     if (coarser) {
-      if (!rebuiltPreCollision(*coarser, x, timeWeight + 0.5f, g)) return;
-    } else {
-      pullPopulations(block, placement, x, n, source, g);
+      updateInterfacePoint(block, n, *coarser, x[0], x[1], x[2]);
+      return;
     }
+    float g[L::Q];
+    pullPopulations(block, placement, x, n, source, g);
     const std::int32_t slot = state.sourceSlot[block];
     if (slot >= 0) {
       float* pre = state.pre[1 - current];
