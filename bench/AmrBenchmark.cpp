@@ -18,7 +18,7 @@ namespace octoflow::bench {
 namespace {
 
 struct AmrFlags {
-  std::string backend = "auto", lattice = "D3Q27";
+  std::string backend = "auto", lattice = "D3Q27", kernel = "split";
   int leaves = 8, levels = 1;
   long long steps = 0;
 };
@@ -55,6 +55,12 @@ int runAmrBenchmark(const AmrFlags& flags) {
   }
 
   amr::AmrLbmSettings settings;
+  if (flags.kernel == "naive")
+    settings.kernel = amr::AmrKernel::Naive;
+  else if (flags.kernel == "split")
+    settings.kernel = amr::AmrKernel::Split;
+  else
+    throw InputError("--kernel", "", "expected naive or split, got '" + flags.kernel + "'");
   settings.lattice = lattice;
   settings.tau = 0.6;
   settings.backend = backend;
@@ -79,9 +85,9 @@ int runAmrBenchmark(const AmrFlags& flags) {
   const exec::CopyBandwidth copy =
       exec::measureCopyBandwidth(backend, backend == exec::Backend::Cuda ? std::size_t{1} << 30 : std::size_t{1} << 26);
   const double roofline = updates * bytesPerUpdate / stepSeconds / copy.bytesPerSecond;
-  std::printf("octree LBM %s %s, %d^3 leaves of 17^3, %d level(s), %zu blocks, periodic, FP32, naive kernel\n",
+  std::printf("octree LBM %s %s, %d^3 leaves of 17^3, %d level(s), %zu blocks, periodic, FP32, %s kernel\n",
               flags.lattice.c_str(), exec::backendName(backend), flags.leaves, solver.levels(),
-              solver.layout().blocks.size());
+              solver.layout().blocks.size(), flags.kernel.c_str());
   std::printf("  %lld steps in %.3f s: %.3f ms a step, %.1f MLUPS (%.0f point updates a step), %.1f %% of the copy "
               "roofline (%.0f GB/s, %.0f B an update)\n",
               timed.steps, timed.seconds, 1e3 * stepSeconds, updates / stepSeconds / 1e6, updates, 100.0 * roofline,
@@ -97,6 +103,8 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
   command.add_option("--lattice", flags->lattice, "D3Q19 | D3Q27 (default D3Q27, as the seed)");
   command.add_option("--leaves", flags->leaves, "leaves a side of level 0 (default 8: 512 leaves)");
   command.add_option("--levels", flags->levels, "levels, refined around the centre (default 1)");
+  command.add_option("--kernel", flags->kernel, "naive (one kernel, every point through the links) | split (inner "
+                     "points and block shells apart; default)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
   return [flags] { return runAmrBenchmark(*flags); };
 }

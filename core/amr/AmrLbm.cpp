@@ -125,8 +125,11 @@ void AmrLbm::initialise(const InitialState& initial) {
             }
           }
     for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
-    post_[0].copyFrom(post.data(), post.size());
-    if (!pre.empty()) pre_[0].copyFrom(pre.data(), pre.size());
+    // Both parities: solid points are never stepped and keep (and report) their initial state.
+    for (int parity = 0; parity < 2; ++parity) {
+      post_[parity].copyFrom(post.data(), post.size());
+      if (!pre.empty()) pre_[parity].copyFrom(pre.data(), pre.size());
+    }
   });
   step_ = 0;
 }
@@ -136,11 +139,11 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
   if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
     if (settings_.backend == exec::Backend::Cuda)
-      detail::stepLevelCuda(settings_.lattice, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
+      detail::stepLevelCuda(settings_.lattice, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
                             level, timeWeight);
     else
 #endif
-      detail::stepLevelCpu(settings_.lattice, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
+      detail::stepLevelCpu(settings_.lattice, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
                            level, timeWeight);
   }
   state_.parity[level] = 1 - state_.parity[level];

@@ -16,12 +16,17 @@
 
 namespace octoflow::amr {
 
+// How a level's step is launched: one kernel over every point (naive), or the points inside the
+// blocks and their outer shells apart (split: the inner kernel has no links at all).
+enum class AmrKernel { Naive, Split };
+
 struct AmrLbmSettings {
   lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;  // D3Q19 or D3Q27
   double tau = 0.8;                                    // relaxation time of level 0
   std::array<double, 3> acceleration{{0.0, 0.0, 0.0}}; // body acceleration, level-0 lattice units
   lbm::Les les;
   exec::Backend backend = exec::Backend::Cpu;
+  AmrKernel kernel = AmrKernel::Split;
 };
 
 // Density and velocity of a point, from its position in level-0 node coordinates.
@@ -77,12 +82,12 @@ private:
 
 // The per-backend, per-lattice kernels (AmrLbmCpu.cpp, AmrLbmCuda.cu).
 namespace detail {
-void stepLevelCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
-                  std::int64_t blockCount, int level, float timeWeight);
+void stepLevelCpu(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
+                  const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight);
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 #if OCTOFLOW_HAVE_CUDA
-void stepLevelCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
-                   std::int64_t blockCount, int level, float timeWeight);
+void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
+                   const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight);
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 // Waits for the kernels queued (advance() returns with the steps done, as on the CPU).
 void synchronizeCuda();

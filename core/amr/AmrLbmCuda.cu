@@ -4,12 +4,20 @@
 
 namespace octoflow::amr::detail {
 
-void stepLevelCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
-                  std::int64_t blockCount, int level, float timeWeight) {
+void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
+                   const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight) {
   withAmrLattice(lattice, [&](auto kind) {
     using L = decltype(kind);
-    exec::CudaExecutor{}.parallelFor(blockCount * state.pointCount(),
-                                    AmrLevelStep<L>{state, levelBlocks, level, timeWeight});
+    const exec::CudaExecutor executor{};
+    const AmrLevelStep<L> step{state, levelBlocks, level, timeWeight};
+    if (kernel == AmrKernel::Naive) {
+      executor.parallelFor(blockCount * state.pointCount(), step);
+      return;
+    }
+    const std::int64_t inner = static_cast<std::int64_t>(state.blockNodes - 2) * (state.blockNodes - 2) *
+                               (state.blockNodes - 2);
+    executor.parallelFor(blockCount * inner, AmrInnerStep<L>{step});
+    executor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L>{step});
   });
 }
 

@@ -251,29 +251,11 @@ struct AmrLevelStep {
     }
   }
 
-  OCTO_HD void operator()(std::int64_t index) const {
-    const int B = state.blockNodes;
+  // Stores a point's pre-collision populations (when other levels read its block), collides them
+  // and stores the result.
+  OCTO_HD OCTO_INLINE void finishPoint(std::int32_t block, std::int64_t n, float (&g)[L::Q]) const {
     const std::int64_t count = state.pointCount();
-    const std::int32_t block = levelBlocks[index / count];
-    const std::int64_t n = index % count;
-    const int x[3] = {static_cast<int>(n % B), static_cast<int>((n / B) % B), static_cast<int>(n / (std::int64_t{B} * B))};
-    if (solidAt(block, x[0], x[1], x[2])) return;
     const int current = state.parity[level];
-    const float* source = state.post[current];
-    const BlockPlacement& placement = state.blocks[block];
-
-    // A point shared with a coarser block is the coarse level's: it takes the coarse state at the
-    // end of this step (interpolated along the interface and in time, rescaled), as the fine grid's
-    // boundary nodes of Dupuis & Chopard do. Pulling it instead would interpolate across the
-    // interface, a coarse spacing's worth of error.
-    const bool onBoundary = x[0] == 0 || x[1] == 0 || x[2] == 0 || x[0] == B - 1 || x[1] == B - 1 || x[2] == B - 1;
-    const RegionLink* coarser = onBoundary && level > 0 ? coarserHolder(placement, x) : nullptr;
-    if (coarser) {
-      updateInterfacePoint(block, n, *coarser, x[0], x[1], x[2]);
-      return;
-    }
-    float g[L::Q];
-    pullPopulations(block, placement, x, n, source, g);
     const std::int32_t slot = state.sourceSlot[block];
     if (slot >= 0) {
       float* pre = state.pre[1 - current];
@@ -285,8 +267,114 @@ struct AmrLevelStep {
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) target[(block * std::int64_t{L::Q} + q) * count + n] = g[q];
   }
+
+  // The step of any point x of `block`: the general path, which resolves every source through
+  // the block's links.
+  OCTO_HD OCTO_INLINE void updatePoint(std::int32_t block, const int (&x)[3]) const {
+    const int B = state.blockNodes;
+    const std::int64_t n = state.point(x[0], x[1], x[2]);
+    if (solidAt(block, x[0], x[1], x[2])) return;
+    const BlockPlacement& placement = state.blocks[block];
+    // A point shared with a coarser block is the coarse level's: it takes the coarse state at the
+    // end of this step (interpolated along the interface and in time, rescaled), as the fine grid's
+    // boundary nodes of Dupuis & Chopard do. Pulling it instead would interpolate across the
+    // interface, a coarse spacing's worth of error.
+    const bool onBoundary = x[0] == 0 || x[1] == 0 || x[2] == 0 || x[0] == B - 1 || x[1] == B - 1 || x[2] == B - 1;
+    const RegionLink* coarser = onBoundary && level > 0 ? coarserHolder(placement, x) : nullptr;
+    if (coarser) {
+      updateInterfacePoint(block, n, *coarser, x[0], x[1], x[2]);
+      return;
+    }
+    float g[L::Q];
+    pullPopulations(block, placement, x, n, state.post[state.parity[level]], g);
+    finishPoint(block, n, g);
+  }
+
+  // The naive kernel: every point of every block of the level through the general path.
+  OCTO_HD void operator()(std::int64_t index) const {
+    const int B = state.blockNodes;
+    const std::int64_t count = state.pointCount();
+    const std::int64_t n = index % count;
+    const int x[3] = {static_cast<int>(n % B), static_cast<int>((n / B) % B), static_cast<int>(n / (std::int64_t{B} * B))};
+    updatePoint(levelBlocks[index / count], x);
+  }
 };
 
+// The inner/outer split (the seed's second step): the points inside a block, (B - 2)^3 of them,
+// read only their own block, so their kernel has no links, regions or level coupling at all;
+// the outer shell (B^3 - (B - 2)^3 points) runs the general path.
+template <class L>
+struct AmrInnerStep {
+  AmrLevelStep<L> step;
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const AmrLbmLevels& state = step.state;
+    const int B = state.blockNodes, inner = B - 2;
+    const std::int64_t innerCount = static_cast<std::int64_t>(inner) * inner * inner;
+    const std::int32_t block = step.levelBlocks[index / innerCount];
+    const int r = static_cast<int>(index % innerCount);
+    const int x[3] = {1 + r % inner, 1 + (r / inner) % inner, 1 + r / (inner * inner)};
+    const std::int64_t n = state.point(x[0], x[1], x[2]);
+    const float* source = state.post[state.parity[step.level]];
+    float g[L::Q];
+    if (state.solid) {
+      if (step.solidAt(block, x[0], x[1], x[2])) return;
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q) {
+        const std::int64_t from = n - (L::c(q, 0) + B * (L::c(q, 1) + B * L::c(q, 2)));
+        g[q] = state.solid[block * state.pointCount() + from] ? step.population(source, block, L::opposite(q), n)
+                                                              : step.population(source, block, q, from);
+      }
+    } else {
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q)
+        g[q] = step.population(source, block, q, n - (L::c(q, 0) + B * (L::c(q, 1) + B * L::c(q, 2))));
+    }
+    step.finishPoint(block, n, g);
+  }
+};
+
+// The outer shell of each block: the two faces z = 0 and z = B - 1, then a ring of 4 (B - 1)
+// points on every plane between.
+template <class L>
+struct AmrShellStep {
+  AmrLevelStep<L> step;
+
+  OCTO_HD static void shellPoint(int r, int B, int (&x)[3]) {
+    const int face = B * B, ring = 4 * (B - 1);
+    if (r < 2 * face) {
+      x[2] = r < face ? 0 : B - 1;
+      const int p = r % face;
+      x[0] = p % B;
+      x[1] = p / B;
+      return;
+    }
+    r -= 2 * face;
+    x[2] = 1 + r / ring;
+    const int p = r % ring;
+    if (p < B) {
+      x[0] = p;
+      x[1] = 0;
+    } else if (p < 2 * B) {
+      x[0] = p - B;
+      x[1] = B - 1;
+    } else if (p < 2 * B + (B - 2)) {
+      x[0] = 0;
+      x[1] = 1 + p - 2 * B;
+    } else {
+      x[0] = B - 1;
+      x[1] = 1 + p - 2 * B - (B - 2);
+    }
+  }
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const int B = step.state.blockNodes;
+    const std::int64_t shell = step.state.pointCount() - static_cast<std::int64_t>(B - 2) * (B - 2) * (B - 2);
+    int x[3];
+    shellPoint(static_cast<int>(index % shell), B, x);
+    step.updatePoint(step.levelBlocks[index / shell], x);
+  }
+};
 
 // Density and velocity of every point of every block from its post-collision populations (the
 // momentum after a Guo-forced collision is rho u + F/2). `out`: densities of all points, then

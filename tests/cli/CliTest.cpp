@@ -352,4 +352,5 @@ TEST_F(Cli, BenchAmrCountsTheUpdatesOfEachLevel) {
   EXPECT_NE(two.output.find("(628864 point updates a step)"), std::string::npos) << two.output;  // 64 x 17^3 x 2
   expectInputError("bench amr --lattice D2Q9", "--lattice");
   expectInputError("bench amr --levels 9", "--levels");
+  expectInputError("bench amr --kernel fused", "--kernel");
 }
