@@ -70,7 +70,6 @@ private:
   BlockLayout layout_;
   AmrLbmLevels state_;
   std::int64_t step_ = 0;
-  std::vector<std::uint8_t> hasSolid_;
   exec::Buffer<BlockPlacement> blocks_;
   exec::Buffer<std::int32_t> sourceSlot_;
   exec::Buffer<std::uint8_t> solid_;

@@ -16,9 +16,8 @@
 // read, `crossLevelSource`): their non-equilibrium part scales by (tau_t dt_t) / (tau_s dt_s)
 // (f_neq ~ -tau dt (d_t + c.grad) f_eq), and the point is collided with the reading level's
 // relaxation. Rebuilding from pre-collision values keeps the information that a post-collision
-// value loses where tau = 1. Coarse points come interpolated linearly in space (a fine point lies
-// on or halfway between coarse points) and in time (the second fine step reads the coarse level
-// halfway between its old and new state).
+// value loses where tau = 1. Coarse points come interpolated in space (a fine point lies on or
+// halfway between coarse points: cubic along the interface, docs/AMR.md) and linearly in time.
 #include <cstdint>
 
 #include "amr/BlockLinks.hpp"
@@ -100,39 +99,59 @@ struct AmrLevelStep {
       addPreCollision(set, link.block, sourceLevel, c[0], c[1], c[2], 1.0f, -1.0f);
     } else {
       // Coarser: per axis on a coarse point, or halfway between two: cubic through the two points on
-      // either side (-1, 9, 9, -1)/16 where the block holds them and no obstacle is near, else
-      // linear. Along the interface the cubic keeps the interpolation error below the coarse grid's
-      // own (a linear one, h^2 f''/8, is what a fine interface node would otherwise inherit).
+      // either side (-1, 9, 9, -1)/16 where the block holds them, else linear. Along the interface
+      // the cubic keeps the interpolation error below the coarse grid's own (a linear one,
+      // h^2 f''/8, is what a fine interface point would otherwise inherit). Near an obstacle: the
+      // cubic when none of its taps is solid, else the linear taps that are fluid, their weights
+      // renormalised; false when all are solid.
       int index[3][4];
       float weight[3][4];
       int taps[3];
       const int B = state.blockNodes;
-      for (int axis = 0; axis < 3; ++axis) {
-        const int doubled = s[axis] + link.offset[axis];  // >= 0 inside the coarse block
-        const int low = doubled >> 1;
-        if ((doubled & 1) == 0) {
-          taps[axis] = 1;
-          index[axis][0] = low;
-          weight[axis][0] = 1.0f;
-        } else if (!state.solid && low >= 1 && low + 2 <= B - 1) {
-          taps[axis] = 4;
-          for (int t = 0; t < 4; ++t) index[axis][t] = low - 1 + t;
-          weight[axis][0] = weight[axis][3] = -1.0f / 16.0f;
-          weight[axis][1] = weight[axis][2] = 9.0f / 16.0f;
-        } else {
-          taps[axis] = 2;
-          index[axis][0] = low;
-          index[axis][1] = low + 1;
-          weight[axis][0] = weight[axis][1] = 0.5f;
-        }
-      }
-      for (int c = 0; c < taps[2]; ++c)
-        for (int b = 0; b < taps[1]; ++b)
-          for (int a = 0; a < taps[0]; ++a) {
-            const int i = index[0][a], j = index[1][b], k = index[2][c];
-            if (solidAt(link.block, i, j, k)) return false;
-            addPreCollision(set, link.block, sourceLevel, i, j, k, weight[0][a] * weight[1][b] * weight[2][c], time);
+      for (int pass = 0; pass < 2; ++pass) {
+        const bool cubic = pass == 0;
+        for (int axis = 0; axis < 3; ++axis) {
+          const int doubled = s[axis] + link.offset[axis];  // >= 0 inside the coarse block
+          const int low = doubled >> 1;
+          if ((doubled & 1) == 0) {
+            taps[axis] = 1;
+            index[axis][0] = low;
+            weight[axis][0] = 1.0f;
+          } else if (cubic && low >= 1 && low + 2 <= B - 1) {
+            taps[axis] = 4;
+            for (int t = 0; t < 4; ++t) index[axis][t] = low - 1 + t;
+            weight[axis][0] = weight[axis][3] = -1.0f / 16.0f;
+            weight[axis][1] = weight[axis][2] = 9.0f / 16.0f;
+          } else {
+            taps[axis] = 2;
+            index[axis][0] = low;
+            index[axis][1] = low + 1;
+            weight[axis][0] = weight[axis][1] = 0.5f;
           }
+        }
+        float fluidWeight = 0.0f;
+        bool anySolid = false;
+        for (int c = 0; c < taps[2]; ++c)
+          for (int b = 0; b < taps[1]; ++b)
+            for (int a = 0; a < taps[0]; ++a) {
+              if (solidAt(link.block, index[0][a], index[1][b], index[2][c]))
+                anySolid = true;
+              else
+                fluidWeight += weight[0][a] * weight[1][b] * weight[2][c];
+            }
+        if (anySolid && cubic) continue;  // try the linear taps
+        if (!(fluidWeight > 0.0f)) return false;
+        const float normalise = 1.0f / fluidWeight;
+        for (int c = 0; c < taps[2]; ++c)
+          for (int b = 0; b < taps[1]; ++b)
+            for (int a = 0; a < taps[0]; ++a) {
+              const int i = index[0][a], j = index[1][b], k = index[2][c];
+              if (solidAt(link.block, i, j, k)) continue;
+              addPreCollision(set, link.block, sourceLevel, i, j, k,
+                              normalise * weight[0][a] * weight[1][b] * weight[2][c], time);
+            }
+        break;
+      }
     }
     // Rescale the non-equilibrium part to this level, then collide with this level's relaxation.
     float rho;
@@ -172,14 +191,17 @@ struct AmrLevelStep {
   }
 
   // A point shared with a coarser block: its whole step from the coarse state (out of line, as
-  // above). `count` points a block, `current` this level's parity.
+  // above).
   OCTO_HD OCTO_NOINLINE void updateInterfacePoint(std::int32_t block, std::int64_t n, const RegionLink& link, int x0,
                                                   int x1, int x2) const {
     const std::int64_t count = state.pointCount();
     const int current = state.parity[level];
     const int x[3] = {x0, x1, x2};
     float g[L::Q];
-    if (!rebuiltPreCollision(link, x, timeWeight + 0.5f, g)) return;
+    if (!rebuiltPreCollision(link, x, timeWeight + 0.5f, g)) {
+      // Every coarse point around is solid: the point steps on its own level (bounce-back).
+      pullPopulations(block, state.blocks[block], x, n, state.post[current], g);
+    }
     const std::int32_t slot = state.sourceSlot[block];
     if (slot >= 0) {
       float* pre = state.pre[1 - current];
