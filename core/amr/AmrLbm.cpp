@@ -20,6 +20,19 @@ exec::Buffer<T> uploaded(exec::MemorySpace space, const std::vector<T>& values) 
 
 }  // namespace
 
+template <class Visit>
+void AmrLbm::forEachPoint(Visit&& visit) const {
+  const int B = layout_.blockNodes;
+  for (std::size_t b = 0; b < layout_.blocks.size(); ++b)
+    for (int k = 0; k < B; ++k)
+      for (int j = 0; j < B; ++j)
+        for (int i = 0; i < B; ++i) {
+          double where[3];
+          position(static_cast<int>(b), i, j, k, where);
+          visit(b, static_cast<std::size_t>(i + B * (j + B * k)), where);
+        }
+}
+
 AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const SolidTest& solid)
     : octree_(octree), settings_(settings), layout_(leafBlocks(octree)) {
   if (lbm::latticeDimensions(settings.lattice) != 3)
@@ -52,18 +65,12 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const Solid
   if (solid) {
     std::vector<std::uint8_t> mask(blockCount * static_cast<std::size_t>(points), 0);
     bool any = false;
-    const int B = layout_.blockNodes;
-    for (std::size_t b = 0; b < blockCount; ++b)
-      for (int k = 0; k < B; ++k)
-        for (int j = 0; j < B; ++j)
-          for (int i = 0; i < B; ++i) {
-            double where[3];
-            position(static_cast<int>(b), i, j, k, where);
-            if (solid(where)) {
-              mask[b * static_cast<std::size_t>(points) + static_cast<std::size_t>(i + B * (j + B * k))] = 1;
-              any = true;
-            }
-          }
+    forEachPoint([&](std::size_t b, std::size_t point, const double (&where)[3]) {
+      if (solid(where)) {
+        mask[b * static_cast<std::size_t>(points) + point] = 1;
+        any = true;
+      }
+    });
     if (any) solid_ = uploaded(space, mask);
   }
 
@@ -101,29 +108,22 @@ void AmrLbm::position(int block, int i, int j, int k, double (&out)[3]) const {
 void AmrLbm::initialise(const InitialState& initial) {
   lbm::withLattice(settings_.lattice, [&](auto lattice) {
     using L = decltype(lattice);
-    const int B = layout_.blockNodes;
-    const std::int64_t points = layout_.pointsPerBlock();
+    const std::size_t points = static_cast<std::size_t>(layout_.pointsPerBlock());
     const std::size_t blockCount = layout_.blocks.size();
-    std::vector<float> post(blockCount * L::Q * static_cast<std::size_t>(points));
+    std::vector<float> post(blockCount * L::Q * points);
     std::vector<float> pre(pre_[0].size());
     std::vector<std::int32_t> slots(blockCount);
     sourceSlot_.copyTo(slots.data(), blockCount);
-    for (std::size_t b = 0; b < blockCount; ++b)
-      for (int k = 0; k < B; ++k)
-        for (int j = 0; j < B; ++j)
-          for (int i = 0; i < B; ++i) {
-            double where[3];
-            position(static_cast<int>(b), i, j, k, where);
-            float density = 1.0f, velocity[3] = {0.0f, 0.0f, 0.0f};
-            initial(where, density, velocity);
-            const lbm::Vector3 u{velocity[0], velocity[1], velocity[2]};
-            const std::int64_t n = i + B * (j + std::int64_t{B} * k);
-            for (int q = 0; q < L::Q; ++q) {
-              const float equilibrium = lbm::equilibriumDeviation<L>(q, density, u);
-              post[(b * L::Q + q) * points + n] = equilibrium;
-              if (slots[b] >= 0) pre[(static_cast<std::size_t>(slots[b]) * L::Q + q) * points + n] = equilibrium;
-            }
-          }
+    forEachPoint([&](std::size_t b, std::size_t n, const double (&where)[3]) {
+      float density = 1.0f, velocity[3] = {0.0f, 0.0f, 0.0f};
+      initial(where, density, velocity);
+      const lbm::Vector3 u{velocity[0], velocity[1], velocity[2]};
+      for (int q = 0; q < L::Q; ++q) {
+        const float equilibrium = lbm::equilibriumDeviation<L>(q, density, u);
+        post[(b * L::Q + q) * points + n] = equilibrium;
+        if (slots[b] >= 0) pre[(static_cast<std::size_t>(slots[b]) * L::Q + q) * points + n] = equilibrium;
+      }
+    });
     for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
     // Both parities: solid points are never stepped and keep (and report) their initial state.
     for (int parity = 0; parity < 2; ++parity) {
@@ -176,10 +176,10 @@ void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& veloc
   else
 #endif
     detail::momentsCpu(settings_.lattice, state_, blockCount, moments_.data());
-  std::vector<float> host(4 * total);
-  moments_.copyTo(host.data(), host.size());
-  density.assign(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(total));
-  velocity.assign(host.begin() + static_cast<std::ptrdiff_t>(total), host.end());
+  density.resize(total);
+  velocity.resize(3 * total);
+  exec::copyBytes(density.data(), moments_.data(), total * sizeof(float));
+  exec::copyBytes(velocity.data(), moments_.data() + total, 3 * total * sizeof(float));
 }
 
 double AmrLbm::mass(const std::vector<float>& density) const {

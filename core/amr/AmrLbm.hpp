@@ -64,6 +64,9 @@ public:
 private:
   void stepLevel(int level, float timeWeight);
   void advanceLevel(int level, float timeWeight);
+  // visit(block, point, position in level-0 node coordinates) for every point of every block.
+  template <class Visit>
+  void forEachPoint(Visit&& visit) const;
 
   Octree octree_;
   AmrLbmSettings settings_;

@@ -194,24 +194,13 @@ struct AmrLevelStep {
   // above).
   OCTO_HD OCTO_NOINLINE void updateInterfacePoint(std::int32_t block, std::int64_t n, const RegionLink& link, int x0,
                                                   int x1, int x2) const {
-    const std::int64_t count = state.pointCount();
-    const int current = state.parity[level];
     const int x[3] = {x0, x1, x2};
     float g[L::Q];
     if (!rebuiltPreCollision(link, x, timeWeight + 0.5f, g)) {
       // Every coarse point around is solid: the point steps on its own level (bounce-back).
-      pullPopulations(block, state.blocks[block], x, n, state.post[current], g);
+      pullPopulations(block, state.blocks[block], x, n, state.post[state.parity[level]], g);
     }
-    const std::int32_t slot = state.sourceSlot[block];
-    if (slot >= 0) {
-      float* pre = state.pre[1 - current];
-      OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) pre[(slot * std::int64_t{L::Q} + q) * count + n] = g[q];
-    }
-    lbm::Bgk{state.tau[level], state.les}.template collide<L>(g, state.acceleration[level]);
-    float* target = state.post[1 - current];
-    OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) target[(block * std::int64_t{L::Q} + q) * count + n] = g[q];
+    finishPoint(block, n, g);
   }
 
   // The link to a coarser block that holds point x of this block, when x lies on this block's

@@ -6,22 +6,11 @@
 #include <cmath>
 #include <vector>
 
+#include "AmrTestSupport.hpp"
 #include "amr/AmrLbm.hpp"
 
 using namespace octoflow;
 using namespace octoflow::amr;
-
-namespace {
-
-AmrLbmSettings settingsOf(lbm::LatticeKind lattice, double tau) {
-  AmrLbmSettings settings;
-  settings.lattice = lattice;
-  settings.tau = tau;
-  settings.backend = exec::Backend::Cpu;
-  return settings;
-}
-
-}  // namespace
 
 TEST(AmrLbm, InnerAndShellKernelsComputeWhatTheNaiveKernelComputes) {
   // Three levels, walls on two axes, a body force and a solid sphere across a level 1-2 interface:
@@ -32,7 +21,7 @@ TEST(AmrLbm, InnerAndShellKernelsComputeWhatTheNaiveKernelComputes) {
   tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
   std::vector<float> density[2], velocity[2];
   for (int run = 0; run < 2; ++run) {
-    AmrLbmSettings settings = settingsOf(lbm::LatticeKind::D3Q19, 0.58);
+    AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.58);
     settings.acceleration = {1e-5, 0.0, 0.0};
     settings.kernel = run == 0 ? AmrKernel::Naive : AmrKernel::Split;
     AmrLbm amr(tree, settings, [](const double (&x)[3]) {

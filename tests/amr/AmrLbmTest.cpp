@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "AmrTestSupport.hpp"
 #include "amr/AmrLbm.hpp"
 #include "lbm/UniformSolver.hpp"
 
@@ -16,14 +17,6 @@ using namespace octoflow::amr;
 namespace {
 
 const double kPi = std::acos(-1.0);
-
-AmrLbmSettings settingsOf(lbm::LatticeKind lattice, double tau) {
-  AmrLbmSettings settings;
-  settings.lattice = lattice;
-  settings.tau = tau;
-  settings.backend = exec::Backend::Cpu;
-  return settings;
-}
 
 // A Taylor-Green vortex of wavelength `length` (level-0 nodes) in x and y, uniform along z: an exact
 // solution of the Navier-Stokes equations, u = A sin kx cos ky, v = -A cos kx sin ky, with the
@@ -45,7 +38,7 @@ TEST(AmrLbm, OneLevelIsTheUniformSolver) {
   const Octree tree({2, 2, 2}, {true, true, true}, 0);
   const double tau = 0.7;
   for (lbm::LatticeKind lattice : {lbm::LatticeKind::D3Q19, lbm::LatticeKind::D3Q27}) {
-    AmrLbm amr(tree, settingsOf(lattice, tau));
+    AmrLbm amr(tree, test::cpuSettings(lattice, tau));
     amr.initialise(taylorGreen(32.0, 0.05));
 
     lbm::UniformSolverConfig config;
@@ -99,7 +92,7 @@ TEST(AmrLbm, UniformFlowCrossesThreeLevelsUnchanged) {
   tree.refine({0});  // the first child of the first leaf: level 2, balanced around it
   ASSERT_EQ(tree.depth(), 2);
   for (lbm::LatticeKind lattice : {lbm::LatticeKind::D3Q19, lbm::LatticeKind::D3Q27}) {
-    AmrLbm amr(tree, settingsOf(lattice, 0.6));
+    AmrLbm amr(tree, test::cpuSettings(lattice, 0.6));
     const float u0[3] = {0.05f, -0.03f, 0.02f};
     amr.initialise([&](const double (&)[3], float& density, float (&velocity)[3]) {
       density = 1.01f;
@@ -170,7 +163,7 @@ TEST(AmrLbm, TaylorGreenAcrossARefinementInterfaceIsAsAccurateAsTheFineGrid) {
     for (std::size_t leaf = 0; leaf < tree.leafCount(); ++leaf)
       if (refineMode == 2 || (refineMode == 1 && tree.leaves()[leaf].i == 0)) refine.push_back(static_cast<int>(leaf));
     tree.refine(refine);
-    AmrLbm amr(tree, settingsOf(lbm::LatticeKind::D3Q19, tau));
+    AmrLbm amr(tree, test::cpuSettings(lbm::LatticeKind::D3Q19, tau));
     amr.initialise(taylorGreen(length, amplitude));
     amr.advance(steps);
     const auto lowerHalf = [](const BlockPlacement& block) {
@@ -193,7 +186,7 @@ namespace {
 // Relative change of the mass in a closed box (walls on every side) over `steps` steps of a density
 // pulse at rest, which spreads as sound waves through the whole box and back.
 double closedBoxMassDrift(const Octree& tree, std::int64_t steps) {
-  AmrLbm amr(tree, settingsOf(lbm::LatticeKind::D3Q19, 0.6));
+  AmrLbm amr(tree, test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6));
   amr.initialise([](const double (&x)[3], float& density, float (&velocity)[3]) {
     const double r2 = (x[0] - 14) * (x[0] - 14) + (x[1] - 15) * (x[1] - 15) + (x[2] - 16) * (x[2] - 16);
     density = static_cast<float>(1.0 + 0.01 * std::exp(-r2 / 18.0));
