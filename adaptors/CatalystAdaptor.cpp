@@ -20,6 +20,7 @@
 #include <vtkMPI.h>
 #endif
 
+#include "AmrBuilder.hpp"
 #include "Channels.hpp"
 #include "ImageDataBuilder.hpp"
 #include "SurfaceBuilder.hpp"
@@ -158,6 +159,10 @@ CatalystAdaptor::FieldRequest CatalystAdaptor::request(Index step, double time,
     request.tracers = tracers->GetIfGridIsNecessary();
     request.any = request.any || request.tracers;
   }
+  if (vtkCPInputDataDescription* amr = description->GetInputDescriptionByName(kAmrChannel)) {
+    request.amr = amr->GetIfGridIsNecessary();
+    request.any = request.any || request.amr;
+  }
   return request;
 }
 
@@ -168,10 +173,13 @@ bool CatalystAdaptor::gridFieldNeeded(const char* name) const {
 
 void CatalystAdaptor::execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
                               const insitu::Surface* surface, const particles::TracerView* tracers,
-                              const NodeBox* piece) {
+                              const NodeBox* piece, const sim::BlockGrid* blocks,
+                              const std::vector<GridArray>* blockArrays) {
   vtkSmartPointer<vtkImageData> image = makeImageData(piece ? *piece : NodeBox::of(extent), arrays);
   vtkSmartPointer<vtkPolyData> polyData = surface ? makeSurfacePolyData(*surface) : nullptr;
   vtkSmartPointer<vtkPolyData> particles = tracers ? makeTracerPolyData(*tracers) : nullptr;
+  vtkSmartPointer<vtkNonOverlappingAMR> amr =
+      blocks && blockArrays ? makeNonOverlappingAmr(*blocks, *blockArrays) : nullptr;
   auto bind = [&](vtkCPDataDescription* description) {
     if (vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel)) {
       grid->SetGrid(image);
@@ -182,6 +190,8 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
     if (channel && polyData) channel->SetGrid(polyData);
     channel = description->GetInputDescriptionByName(kTracersChannel);
     if (channel && particles) channel->SetGrid(particles);
+    channel = description->GetInputDescriptionByName(kAmrChannel);
+    if (channel && amr) channel->SetGrid(amr);
   };
   // The scripts run one at a time, so that one that fails is named (its Python traceback, with
   // the line, is already on stderr). At the first execution each script is also imported.

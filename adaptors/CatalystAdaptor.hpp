@@ -1,8 +1,8 @@
 #pragma once
 // ParaView Catalyst (legacy vtkCPProcessor API of ParaView 5.11): channel "grid" (a uniform grid,
 // host arrays wrapped without copying, only the fields the loaded scripts ask for), channel
-// "surface" (an extracted isosurface) and channel "tracers" (particles), their host arrays
-// wrapped too; names in Channels.hpp.
+// "surface" (an extracted isosurface), channel "tracers" (particles), their host arrays wrapped
+// too, and channel "amr" (the blocks of a solver with levels); names in Channels.hpp.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +12,7 @@
 #include "ImageDataBuilder.hpp"
 #include "insitu/Isosurface.hpp"
 #include "particles/TracerSet.hpp"
+#include "sim/Simulation.hpp"
 
 namespace octoflow::adaptors {
 
@@ -38,6 +39,7 @@ public:
     std::uint64_t gridFields = 0;  // bit n: the n-th offered grid field is asked for
     bool surface = false;         // channel "surface" asked for
     bool tracers = false;         // channel "tracers" asked for
+    bool amr = false;             // channel "amr" asked for (every block field is handed)
     bool wants(std::size_t field) const { return field < 64 && ((gridFields >> field) & 1u) != 0; }
   };
   // Asks the pipelines whether they run on this step and which of the grid fields offered (at most
@@ -51,9 +53,12 @@ public:
   // with the arrays given, `surface` and `tracers` when the run has them (they must outlive the
   // call only). With `piece`, the grid handed is that box of `extent` (this rank's piece, the
   // arrays holding its nodes).
+  // With `blocks` (a solver with levels), channel "amr" is its blocks with `blockArrays` (values of
+  // every point of every block) as a vtkNonOverlappingAMR (AmrBuilder.hpp).
   void execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
                const insitu::Surface* surface = nullptr, const particles::TracerView* tracers = nullptr,
-               const NodeBox* piece = nullptr);
+               const NodeBox* piece = nullptr, const sim::BlockGrid* blocks = nullptr,
+               const std::vector<GridArray>* blockArrays = nullptr);
 
 private:
   struct Impl;

@@ -12,6 +12,8 @@
 #include <vtkNew.h>
 #include <vtkXMLImageDataWriter.h>
 #include <vtkXMLPolyDataWriter.h>
+#include <vtkXMLUniformGridAMRWriter.h>
+#include <vtkOverlappingAMR.h>
 
 #include <vtkDataArray.h>
 #include <vtkPointData.h>
@@ -35,17 +37,23 @@ std::string XmlSeriesWriter::fileName(const std::string& name, Index step, const
 namespace {
 
 // One VTK XML file: appended raw binary, zlib, 64-bit headers; written under a temporary name and
-// renamed when complete.
+// renamed when complete. An AMR data set (.vthb) is a summary and a folder of blocks named after
+// it: written under its own name (the series lists it only once it is complete).
 void writeXml(vtkDataObject* data, const std::filesystem::path& path, const std::string& series) {
   vtkSmartPointer<vtkXMLWriter> writer;
-  if (vtkImageData::SafeDownCast(data))
+  bool atomic = true;
+  if (vtkImageData::SafeDownCast(data)) {
     writer = vtkSmartPointer<vtkXMLImageDataWriter>::New();
-  else if (vtkPolyData::SafeDownCast(data))
+  } else if (vtkPolyData::SafeDownCast(data)) {
     writer = vtkSmartPointer<vtkXMLPolyDataWriter>::New();
-  else
-    throw Error("the " + series + " series takes image data or polydata, not " +
+  } else if (vtkOverlappingAMR::SafeDownCast(data)) {
+    writer = vtkSmartPointer<vtkXMLUniformGridAMRWriter>::New();
+    atomic = false;
+  } else {
+    throw Error("the " + series + " series takes image data, polydata or overlapping AMR data, not " +
                 (data ? data->GetClassName() : "nothing"));
-  const std::filesystem::path temporary = temporaryPathFor(path);
+  }
+  const std::filesystem::path temporary = atomic ? temporaryPathFor(path) : path;
   writer->SetInputDataObject(data);
   writer->SetFileName(temporary.c_str());
   writer->SetDataModeToAppended();
@@ -71,6 +79,7 @@ void writeXml(vtkDataObject* data, const std::filesystem::path& path, const std:
                                      : systemError != 0            ? std::strerror(systemError)
                                                                    : "the VTK writer failed");
   }
+  if (!atomic) return;
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
   if (error) {
@@ -89,7 +98,9 @@ std::string extentText(const NodeBox& box) {
 }  // namespace
 
 std::filesystem::path XmlSeriesWriter::write(Index step, double time, vtkDataObject* data) {
-  const char* extension = vtkPolyData::SafeDownCast(data) ? "vtp" : "vti";
+  const char* extension = vtkPolyData::SafeDownCast(data)         ? "vtp"
+                          : vtkOverlappingAMR::SafeDownCast(data) ? "vthb"
+                                                                  : "vti";
   const std::string file = fileName(name_, step, extension);
   const std::filesystem::path path = directory_ / file;
   writeXml(data, path, name_);

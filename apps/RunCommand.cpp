@@ -29,6 +29,7 @@
 #endif
 
 #if OCTOFLOW_HAVE_PARAVIEW
+#include "AmrBuilder.hpp"
 #include "CatalystAdaptor.hpp"
 #include "Channels.hpp"
 #include "ImageDataBuilder.hpp"
@@ -255,6 +256,7 @@ int runCase(const RunOptions& options) {
     std::vector<std::string> channels = {adaptors::kGridChannel};
     if (description.surface.enabled()) channels.push_back(adaptors::kSurfaceChannel);
     if (tracerSettings.enabled()) channels.push_back(adaptors::kTracersChannel);
+    if (simulation->blockGrid()) channels.push_back(adaptors::kAmrChannel);
     catalyst = std::make_unique<adaptors::CatalystAdaptor>(description.insitu.scripts,
                                                            (outputDirectory / "catalyst").string(), channels,
                                                            description.insitu.continueOnError, pieces);
@@ -272,8 +274,11 @@ int runCase(const RunOptions& options) {
 #if OCTOFLOW_HAVE_PARAVIEW
   // Files are written on a host thread (BackgroundWriter) from the host arrays of a step while
   // the solver goes on; the run waits for it before those arrays change.
-  std::unique_ptr<adaptors::XmlSeriesWriter> fieldWriter, tracerWriter, surfaceWriter;
+  std::unique_ptr<adaptors::XmlSeriesWriter> fieldWriter, tracerWriter, surfaceWriter, blockWriter;
   if (root || pieces) fieldWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name);
+  // A solver with levels: its blocks beside level 0's grid, as <case>_amr_<step>.vthb.
+  if (root && simulation->blockGrid())
+    blockWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name + "_amr");
   if (root) {
     if (tracerSettings.enabled()) tracerWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, "tracers");
     if (description.surface.enabled())
@@ -294,7 +299,7 @@ int runCase(const RunOptions& options) {
   // A restart goes on with the series of the run it continues: their entries up to its step stay.
   if (!options.restartPath.empty()) {
     const double resumeTime = simulation->timeOf(startStep);
-    for (auto* writer : {fieldWriter.get(), tracerWriter.get(), surfaceWriter.get()})
+    for (auto* writer : {fieldWriter.get(), tracerWriter.get(), surfaceWriter.get(), blockWriter.get()})
       if (writer && root) writer->resume(resumeTime);
   }
 #endif
@@ -355,6 +360,13 @@ int runCase(const RunOptions& options) {
     fields.box = pieces ? simulation->pieceBoxes()[static_cast<std::size_t>(simulation->rank())]
                         : NodeBox::of(description.extent);
     if (!needed.empty()) fields = pieces ? simulation->pieceFields(needed) : simulation->fetchFields(needed);
+    // The blocks of a solver with levels (one rank), for channel "amr" and the .vthb files.
+    const sim::BlockGrid* blocks = simulation->blockGrid();
+    std::vector<adaptors::PointArray> blockArrays;
+    if (blocks && (request.amr || (fieldOutput && blockWriter))) {
+      const sim::BlockFieldSet& blockFields = simulation->fetchBlockFields(fieldNames);
+      for (const auto& array : blockFields.arrays) blockArrays.push_back({array.name, array.values, array.components});
+    }
     if (!root && !pieces) return;
     // Catalyst first: at step 0 it imports the scripts, and a broken one stops the run before
     // any file of ours is written. Ranks other than 0 hand empty surfaces and tracers.
@@ -365,7 +377,8 @@ int runCase(const RunOptions& options) {
         if (request.wants(n)) arrays.push_back({fieldNames[n], fields.values(fieldNames[n]), simulation->fields()[n].components});
       catalyst->execute(step, simulation->timeOf(step), description.extent, arrays,
                         request.surface && surfaceNeeded ? &surface : nullptr,
-                        request.tracers && tracersNeeded ? &tracers : nullptr, pieces ? &fields.box : nullptr);
+                        request.tracers && tracersNeeded ? &tracers : nullptr, pieces ? &fields.box : nullptr,
+                        request.amr ? blocks : nullptr, request.amr ? &blockArrays : nullptr);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - catalystStart).count();
       (catalystRuns++ == 0 ? catalystFirstSeconds : catalystSeconds) += seconds;
     }
@@ -380,6 +393,14 @@ int runCase(const RunOptions& options) {
         writeFieldsFile(description, *simulation, *fieldWriter, step, writtenFields, pieces ? &boxes : nullptr, rank);
       });
       piecesPending = pieces;
+      if (blockWriter) {
+        std::vector<adaptors::PointArray> written;
+        for (const auto& array : blockArrays)
+          if (description.output.wants(array.name)) written.push_back(array);
+        background.post([&, step, written, blocks] {
+          blockWriter->write(step, simulation->timeOf(step), adaptors::makeOverlappingAmr(*blocks, written));
+        });
+      }
     }
     if (!root) return;
     if (tracerOutput)
@@ -529,6 +550,7 @@ int runCase(const RunOptions& options) {
     std::fprintf(stderr, "\n");
   }
   if (talk && writeFields) std::fprintf(stderr, "octoflow: wrote %s\n", fieldWriter->seriesPath().c_str());
+  if (talk && writeFields && blockWriter) std::fprintf(stderr, "octoflow: wrote %s\n", blockWriter->seriesPath().c_str());
   if (talk && tracerWriter) std::fprintf(stderr, "octoflow: wrote %s\n", tracerWriter->seriesPath().c_str());
   if (talk && surfaceWriter) std::fprintf(stderr, "octoflow: wrote %s\n", surfaceWriter->seriesPath().c_str());
 #endif

@@ -1,10 +1,12 @@
 #include "amr/AmrLbm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "common/Error.hpp"
+#include "amr/AmrLbmLaunch.hpp"
 #include "lbm/Collision.hpp"
 
 namespace octoflow::amr {
@@ -18,22 +20,43 @@ exec::Buffer<T> uploaded(exec::MemorySpace space, const std::vector<T>& values) 
   return buffer;
 }
 
-}  // namespace
+void pointPosition(const BlockPlacement& block, int i, int j, int k, double (&out)[3]) {
+  const int local[3] = {i, j, k};
+  for (int axis = 0; axis < 3; ++axis)
+    out[axis] = std::ldexp(static_cast<double>(block.origin[axis] + local[axis]), -block.level);
+}
 
+// visit(block, point, position in level-0 node coordinates) for every point of every block.
 template <class Visit>
-void AmrLbm::forEachPoint(Visit&& visit) const {
-  const int B = layout_.blockNodes;
-  for (std::size_t b = 0; b < layout_.blocks.size(); ++b)
+void forEachPoint(const BlockLayout& layout, Visit&& visit) {
+  const int B = layout.blockNodes;
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b)
     for (int k = 0; k < B; ++k)
       for (int j = 0; j < B; ++j)
         for (int i = 0; i < B; ++i) {
           double where[3];
-          position(static_cast<int>(b), i, j, k, where);
+          pointPosition(layout.blocks[b], i, j, k, where);
           visit(b, static_cast<std::size_t>(i + B * (j + B * k)), where);
         }
 }
 
+}  // namespace
+
+std::vector<std::uint8_t> AmrLbm::pointsWhere(const Octree& octree, const SolidTest& solid) {
+  if (!solid) return {};
+  const BlockLayout layout = leafBlocks(octree);
+  const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
+  std::vector<std::uint8_t> mask(layout.blocks.size() * points, 0);
+  forEachPoint(layout, [&](std::size_t b, std::size_t n, const double (&where)[3]) {
+    mask[b * points + n] = solid(where) ? 1 : 0;
+  });
+  return mask;
+}
+
 AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const SolidTest& solid)
+    : AmrLbm(octree, settings, pointsWhere(octree, solid)) {}
+
+AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints)
     : octree_(octree), settings_(settings), layout_(leafBlocks(octree)) {
   if (lbm::latticeDimensions(settings.lattice) != 3)
     throw std::invalid_argument(std::string("the octree LBM runs D3Q19 or D3Q27, not ") +
@@ -62,16 +85,12 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const Solid
   for (std::size_t b = 0; b < blockCount; ++b)
     if (layout_.crossLevelSource[b]) slots[b] = sources++;
 
-  if (solid) {
-    std::vector<std::uint8_t> mask(blockCount * static_cast<std::size_t>(points), 0);
-    bool any = false;
-    forEachPoint([&](std::size_t b, std::size_t point, const double (&where)[3]) {
-      if (solid(where)) {
-        mask[b * static_cast<std::size_t>(points) + point] = 1;
-        any = true;
-      }
-    });
-    if (any) solid_ = uploaded(space, mask);
+  if (!solidPoints.empty()) {
+    if (solidPoints.size() != blockCount * static_cast<std::size_t>(points))
+      throw std::invalid_argument("the obstacle mask holds " + std::to_string(solidPoints.size()) + " points, the blocks " +
+                                  std::to_string(blockCount * static_cast<std::size_t>(points)));
+    if (std::find(solidPoints.begin(), solidPoints.end(), std::uint8_t{1}) != solidPoints.end())
+      solid_ = uploaded(space, solidPoints);
   }
 
   blocks_ = uploaded(space, layout_.blocks);
@@ -99,10 +118,7 @@ AmrLbm::~AmrLbm() = default;
 double AmrLbm::tau(int level) const { return 0.5 + std::ldexp(settings_.tau - 0.5, level); }
 
 void AmrLbm::position(int block, int i, int j, int k, double (&out)[3]) const {
-  const BlockPlacement& placement = layout_.blocks[static_cast<std::size_t>(block)];
-  const int local[3] = {i, j, k};
-  for (int axis = 0; axis < 3; ++axis)
-    out[axis] = std::ldexp(static_cast<double>(placement.origin[axis] + local[axis]), -placement.level);
+  pointPosition(layout_.blocks[static_cast<std::size_t>(block)], i, j, k, out);
 }
 
 void AmrLbm::initialise(const InitialState& initial) {
@@ -114,7 +130,7 @@ void AmrLbm::initialise(const InitialState& initial) {
     std::vector<float> pre(pre_[0].size());
     std::vector<std::int32_t> slots(blockCount);
     sourceSlot_.copyTo(slots.data(), blockCount);
-    forEachPoint([&](std::size_t b, std::size_t n, const double (&where)[3]) {
+    forEachPoint(layout_, [&](std::size_t b, std::size_t n, const double (&where)[3]) {
       float density = 1.0f, velocity[3] = {0.0f, 0.0f, 0.0f};
       initial(where, density, velocity);
       const lbm::Vector3 u{velocity[0], velocity[1], velocity[2]};
@@ -167,19 +183,69 @@ void AmrLbm::advance(std::int64_t coarseSteps) {
 #endif
 }
 
-void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
+const float* AmrLbm::workingMoments() {
   const std::int64_t blockCount = static_cast<std::int64_t>(layout_.blocks.size());
-  const std::size_t total = static_cast<std::size_t>(blockCount * layout_.pointsPerBlock());
 #if OCTOFLOW_HAVE_CUDA
-  if (settings_.backend == exec::Backend::Cuda)
+  if (settings_.backend == exec::Backend::Cuda) {
     detail::momentsCuda(settings_.lattice, state_, blockCount, moments_.data());
-  else
+    detail::synchronizeCuda();
+    return moments_.data();
+  }
 #endif
-    detail::momentsCpu(settings_.lattice, state_, blockCount, moments_.data());
+  detail::momentsCpu(settings_.lattice, state_, blockCount, moments_.data());
+  return moments_.data();
+}
+
+void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity) {
+  const std::int64_t total = static_cast<std::int64_t>(layout_.blocks.size()) * layout_.pointsPerBlock();
+  const detail::PointGather gather{workingMoments(), total, pointIndex, density, velocity};
+#if OCTOFLOW_HAVE_CUDA
+  if (settings_.backend == exec::Backend::Cuda) {
+    detail::gatherCuda(gather, count);
+    detail::synchronizeCuda();
+    return;
+  }
+#endif
+  detail::gatherCpu(gather, count);
+}
+
+void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
+  const std::size_t total = layout_.blocks.size() * static_cast<std::size_t>(layout_.pointsPerBlock());
+  workingMoments();
   density.resize(total);
   velocity.resize(3 * total);
   exec::copyBytes(density.data(), moments_.data(), total * sizeof(float));
   exec::copyBytes(velocity.data(), moments_.data() + total, 3 * total * sizeof(float));
+}
+
+AmrLbmSnapshot AmrLbm::snapshot() const {
+  AmrLbmSnapshot snapshot;
+  snapshot.step = step_;
+  snapshot.parity.assign(state_.parity, state_.parity + layout_.levels);
+  for (int n = 0; n < 2; ++n) {
+    snapshot.post[n].resize(post_[n].size());
+    post_[n].copyTo(snapshot.post[n].data(), post_[n].size());
+    snapshot.pre[n].resize(pre_[n].size());
+    if (pre_[n].size()) pre_[n].copyTo(snapshot.pre[n].data(), pre_[n].size());
+  }
+  return snapshot;
+}
+
+void AmrLbm::restore(const AmrLbmSnapshot& snapshot) {
+  if (snapshot.parity.size() != static_cast<std::size_t>(layout_.levels))
+    throw std::invalid_argument("the snapshot holds " + std::to_string(snapshot.parity.size()) + " levels, the octree " +
+                                std::to_string(layout_.levels));
+  for (int n = 0; n < 2; ++n)
+    if (snapshot.post[n].size() != post_[n].size() || snapshot.pre[n].size() != pre_[n].size())
+      throw std::invalid_argument("the snapshot's populations do not fit this octree and lattice");
+  for (const std::int32_t parity : snapshot.parity)
+    if (parity != 0 && parity != 1) throw std::invalid_argument("the snapshot's level parities are not 0 or 1");
+  for (int n = 0; n < 2; ++n) {
+    post_[n].copyFrom(snapshot.post[n].data(), post_[n].size());
+    if (pre_[n].size()) pre_[n].copyFrom(snapshot.pre[n].data(), pre_[n].size());
+  }
+  for (int level = 0; level < layout_.levels; ++level) state_.parity[level] = snapshot.parity[static_cast<std::size_t>(level)];
+  step_ = snapshot.step;
 }
 
 double AmrLbm::mass(const std::vector<float>& density) const {

@@ -34,9 +34,20 @@ using InitialState = std::function<void(const double (&position)[3], float& dens
 // True for a point inside an obstacle, from its position in level-0 node coordinates.
 using SolidTest = std::function<bool(const double (&position)[3])>;
 
+// The state that lets a run go on bit for bit (checkpoints): both arrays of populations, the
+// pre-collision copies of the blocks read across levels, each level's current array.
+struct AmrLbmSnapshot {
+  std::int64_t step = 0;
+  std::vector<std::int32_t> parity;  // one a level
+  std::vector<float> post[2], pre[2];
+};
+
 class AmrLbm {
 public:
   AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const SolidTest& solid = {});
+  // `solidPoints`: a byte a point of every block (block order, x fastest), 1 inside an obstacle;
+  // empty: none.
+  AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints);
   ~AmrLbm();
   AmrLbm(const AmrLbm&) = delete;
   AmrLbm& operator=(const AmrLbm&) = delete;
@@ -60,13 +71,22 @@ public:
   // (h_L^3 with h_L = 2^-L, halved across each face a point shares with another block; walls lie
   // half a spacing beyond the last points).
   double mass(const std::vector<float>& density) const;
+  // Density (a value a point) then velocity (xyz a point) of every point, where the solver lives
+  // (device memory on CUDA), computed for the current state: valid until the next call.
+  const float* workingMoments();
+  // Picks points of the current state where the solver lives: density[n] and velocity[3n..3n+2]
+  // of point pointIndex[n] (index in block order, as workingMoments), for n < count; every array
+  // in the solver's working memory.
+  void gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity);
+
+  AmrLbmSnapshot snapshot() const;
+  // A snapshot of a solver on the same octree and lattice (sizes checked: std::invalid_argument).
+  void restore(const AmrLbmSnapshot& snapshot);
 
 private:
+  static std::vector<std::uint8_t> pointsWhere(const Octree& octree, const SolidTest& solid);
   void stepLevel(int level, float timeWeight);
   void advanceLevel(int level, float timeWeight);
-  // visit(block, point, position in level-0 node coordinates) for every point of every block.
-  template <class Visit>
-  void forEachPoint(Visit&& visit) const;
 
   Octree octree_;
   AmrLbmSettings settings_;
@@ -87,10 +107,13 @@ namespace detail {
 void stepLevelCpu(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
                   const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight);
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
+struct PointGather;
+void gatherCpu(const PointGather& gather, std::int64_t count);
 #if OCTOFLOW_HAVE_CUDA
 void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
                    const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight);
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
+void gatherCuda(const PointGather& gather, std::int64_t count);
 // Waits for the kernels queued (advance() returns with the steps done, as on the CPU).
 void synchronizeCuda();
 #endif

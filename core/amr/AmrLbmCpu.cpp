@@ -13,4 +13,6 @@ void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_
   momentsOn(exec::CpuExecutor{}, lattice, state, blockCount, out);
 }
 
+void gatherCpu(const PointGather& gather, std::int64_t count) { gatherOn(exec::CpuExecutor{}, gather, count); }
+
 }  // namespace octoflow::amr::detail

@@ -13,6 +13,8 @@ void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64
   momentsOn(exec::CudaExecutor{}, lattice, state, blockCount, out);
 }
 
+void gatherCuda(const PointGather& gather, std::int64_t count) { gatherOn(exec::CudaExecutor{}, gather, count); }
+
 void synchronizeCuda() { OCTO_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 }  // namespace octoflow::amr::detail

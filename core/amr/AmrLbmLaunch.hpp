@@ -32,4 +32,25 @@ void momentsOn(const Executor& executor, lbm::LatticeKind lattice, const AmrLbmL
   });
 }
 
+// Points picked out of the moments (density, then velocity xyz a point): output n takes point
+// source[n], for a grid sampled from the blocks.
+struct PointGather {
+  const float* moments = nullptr;
+  std::int64_t totalPoints = 0;
+  const std::int64_t* source = nullptr;
+  float* density = nullptr;
+  float* velocity = nullptr;
+
+  OCTO_HD void operator()(std::int64_t n) const {
+    const std::int64_t point = source[n];
+    density[n] = moments[point];
+    for (int c = 0; c < 3; ++c) velocity[3 * n + c] = moments[totalPoints + 3 * point + c];
+  }
+};
+
+template <class Executor>
+void gatherOn(const Executor& executor, const PointGather& gather, std::int64_t count) {
+  executor.parallelFor(count, gather);
+}
+
 }  // namespace octoflow::amr::detail

@@ -289,4 +289,18 @@ std::int64_t rasterize(const ObstacleSpec& spec, const Extent& extent, std::uint
   throw InputError(sourceOf(spec), "kind", "unknown obstacle kind");
 }
 
+ObstacleSpec transformed(const ObstacleSpec& spec, double scale, const std::array<double, 3>& shift) {
+  ObstacleSpec out = spec;
+  const auto map = [&](const std::array<double, 3>& point) {
+    return std::array<double, 3>{scale * point[0] + shift[0], scale * point[1] + shift[1], scale * point[2] + shift[2]};
+  };
+  out.center = map(spec.center);
+  out.radius = scale * spec.radius;
+  out.min = map(spec.min);
+  out.max = map(spec.max);
+  out.scale = scale * spec.scale;        // stl: x' = scale (s x + t) + shift
+  out.translate = map(spec.translate);
+  return out;
+}
+
 }  // namespace octoflow::geometry

@@ -33,4 +33,8 @@ struct ObstacleSpec {
 // Returns the number of nodes this shape marked (including ones already marked).
 std::int64_t rasterize(const ObstacleSpec& spec, const Extent& extent, std::uint8_t* mask);
 
+// The shape in other node coordinates, x' = scale x + shift (scale > 0): a shape given on one grid
+// rasterised on the nodes of a finer or shifted one (a block of an octree).
+ObstacleSpec transformed(const ObstacleSpec& spec, double scale, const std::array<double, 3>& shift);
+
 }  // namespace octoflow::geometry

@@ -327,15 +327,19 @@ std::unique_ptr<sim::Simulation> LbmCase::create(const io::CaseDescription& desc
   return makeLbmSimulation(description, *this, options);
 }
 
+void readFlowTables(const CaseReader& reader, const io::CaseDescription& description, LbmCase& result) {
+  readUnitsTable(reader, description, result);
+  readLbmTable(reader, description, result);
+  result.config.extent = description.extent;
+  for (int axis = 0; axis < 3; ++axis)
+    if (description.periodic[static_cast<std::size_t>(axis)]) result.config.faces.setAxisPeriodic(axis);
+  readObstacles(reader, description, result);
+}
+
 std::unique_ptr<sim::SolverCase> parseLbmCase(const CaseReader& reader, io::CaseDescription& description) {
   auto result = std::make_unique<LbmCase>();
-  readUnitsTable(reader, description, *result);
-  readLbmTable(reader, description, *result);
-  result->config.extent = description.extent;
-  for (int axis = 0; axis < 3; ++axis)
-    if (description.periodic[static_cast<std::size_t>(axis)]) result->config.faces.setAxisPeriodic(axis);
+  readFlowTables(reader, description, *result);
   readBoundaries(reader, description, *result);
-  readObstacles(reader, description, *result);
   readForcesTable(reader, description, *result);
   rasterizeObstacles(reader, description, *result);
   return result;

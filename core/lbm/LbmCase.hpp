@@ -44,6 +44,10 @@ public:
                                           const sim::CreateOptions& options) const override;
 };
 
+// The tables the uniform and the octree LBM read alike ([units], [lbm], [[obstacle]], the
+// obstacles not rasterised) into `result` (config.extent and periodic faces from [domain]).
+void readFlowTables(const io::CaseReader& reader, const io::CaseDescription& description, LbmCase& result);
+
 // Parses the LBM's tables of a case (the registry's entry).
 std::unique_ptr<sim::SolverCase> parseLbmCase(const io::CaseReader& reader, io::CaseDescription& description);
 // The LBM section of a case; InputError naming case.solver when the case runs another solver.

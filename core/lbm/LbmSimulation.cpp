@@ -115,10 +115,7 @@ public:
     return fields_;
   }
 
-  // A lattice fluid stays near rho = 1 and well below the lattice speed of sound.
-  std::vector<sim::FieldLimit> fieldLimits() const override {
-    return {{"density", kLowestDensity, kHighestDensity, false}, {"velocity", 0.0f, kHighestSpeed, true}};
-  }
+  std::vector<sim::FieldLimit> fieldLimits() const override { return flowFieldLimits(); }
 
   sim::SolverState saveState() override { return sim::SolverState{local().saveState(), {}}; }
   void restoreState(const sim::StateSource& source) override { local().restoreState(source); }
@@ -166,32 +163,12 @@ public:
 
   const std::vector<std::uint8_t>* solidMask() const override { return case_.solidMask(); }
 
-  // With [units]: velocity in m/s and the gauge pressure in Pa beside the lattice fields.
   std::vector<sim::DerivedArray> physicalArrays(const sim::FieldSet& fields) const override {
-    std::vector<sim::DerivedArray> arrays;
-    const io::PhysicalUnits& units = case_.units;
-    if (!units.given) return arrays;
-    const std::size_t nodes = static_cast<std::size_t>(fields.box.cellCount());
-    if (const float* velocity = fields.values("velocity")) {
-      sim::DerivedArray si{"velocity_si", 3, std::vector<float>(3 * nodes)};
-      for (std::size_t i = 0; i < si.values.size(); ++i) si.values[i] = static_cast<float>(units.toSiVelocity(velocity[i]));
-      arrays.push_back(std::move(si));
-    }
-    if (const float* density = fields.values("density")) {
-      sim::DerivedArray si{"pressure_si", 1, std::vector<float>(nodes)};
-      for (std::size_t i = 0; i < nodes; ++i) si.values[i] = static_cast<float>(units.toSiPressure(density[i]));
-      arrays.push_back(std::move(si));
-    }
-    return arrays;
+    return flowPhysicalArrays(case_.units, fields.values("density"), fields.values("velocity"),
+                              static_cast<std::size_t>(fields.box.cellCount()));
   }
-
   std::vector<std::pair<std::string, double>> fileMetadata(Index step) const override {
-    const io::PhysicalUnits& units = case_.units;
-    if (!units.given) return {};
-    return {{"dx_m", units.length},
-            {"dt_s", units.timeStep()},
-            {"density_kg_m3", units.density},
-            {"time_s", step * units.timeStep()}};
+    return flowFileMetadata(case_.units, step);
   }
 
 private:
@@ -214,6 +191,33 @@ private:
 };
 
 }  // namespace
+
+// A lattice fluid stays near rho = 1 and well below the lattice speed of sound.
+std::vector<sim::FieldLimit> flowFieldLimits() {
+  return {{"density", kLowestDensity, kHighestDensity, false}, {"velocity", 0.0f, kHighestSpeed, true}};
+}
+
+std::vector<sim::DerivedArray> flowPhysicalArrays(const io::PhysicalUnits& units, const float* density,
+                                                  const float* velocity, std::size_t points) {
+  std::vector<sim::DerivedArray> arrays;
+  if (!units.given) return arrays;
+  if (velocity) {
+    sim::DerivedArray si{"velocity_si", 3, std::vector<float>(3 * points)};
+    for (std::size_t i = 0; i < si.values.size(); ++i) si.values[i] = static_cast<float>(units.toSiVelocity(velocity[i]));
+    arrays.push_back(std::move(si));
+  }
+  if (density) {
+    sim::DerivedArray si{"pressure_si", 1, std::vector<float>(points)};
+    for (std::size_t i = 0; i < points; ++i) si.values[i] = static_cast<float>(units.toSiPressure(density[i]));
+    arrays.push_back(std::move(si));
+  }
+  return arrays;
+}
+
+std::vector<std::pair<std::string, double>> flowFileMetadata(const io::PhysicalUnits& units, Index step) {
+  if (!units.given) return {};
+  return {{"dx_m", units.length}, {"dt_s", units.timeStep()}, {"density_kg_m3", units.density}, {"time_s", step * units.timeStep()}};
+}
 
 std::unique_ptr<sim::Simulation> wrapUniformSolver(const io::CaseDescription& description, const LbmCase& lbmCase,
                                                    UniformSolver& solver) {

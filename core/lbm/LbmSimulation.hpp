@@ -9,6 +9,14 @@
 
 namespace octoflow::lbm {
 
+// What every LBM solver reports alike: the watchdog's sane ranges (lattice units), the fields in
+// physical units beside the lattice ones with [units] (velocity in m/s, gauge pressure in Pa) and
+// the files' metadata (scales, time).
+std::vector<sim::FieldLimit> flowFieldLimits();
+std::vector<sim::DerivedArray> flowPhysicalArrays(const io::PhysicalUnits& units, const float* density,
+                                                  const float* velocity, std::size_t points);
+std::vector<std::pair<std::string, double>> flowFileMetadata(const io::PhysicalUnits& units, Index step);
+
 std::unique_ptr<sim::Simulation> makeLbmSimulation(const io::CaseDescription& description, const LbmCase& lbmCase,
                                                    const sim::CreateOptions& options);
 // The same around a UniformSolver the caller made and keeps (benchmarks that set its initial

@@ -23,6 +23,10 @@ std::string FieldLimit::describe() const {
   return text;
 }
 
+const BlockFieldSet& Simulation::fetchBlockFields(const std::vector<std::string>&) {
+  throw Error("this solver has no blocks (fetchBlockFields called on a uniform grid)");
+}
+
 std::string FieldFault::describe() const {
   char text[320];
   char value[120];

@@ -69,6 +69,34 @@ struct DiagnosticsLog {
   std::vector<std::string> columns;
 };
 
+// The blocks of a solver with levels (octree AMR): blocks of equal size, each at one level, that
+// together cover the domain once (blocks that touch share the points of their common face, edge or
+// corner: node-centred). Level L's node spacing is 2^-L of level 0's; point (i, j, k) of a block
+// sits at (origin + (i, j, k)) 2^-L in level-0 node coordinates, the coordinates of extent().
+struct BlockGrid {
+  struct Block {
+    int level = 0;
+    Index origin[3] = {0, 0, 0};  // node coordinates of point (0, 0, 0) at the block's level
+  };
+  int blockNodes = 17;  // points a side of every block
+  int levels = 1;       // 1 + the deepest level
+  Index domainCells[3] = {0, 0, 0};  // level-0 cells a side of the domain
+  bool periodic[3] = {false, false, false};
+  std::vector<Block> blocks;
+  Index pointsPerBlock() const { return static_cast<Index>(blockNodes) * blockNodes * blockNodes; }
+};
+
+// Named host arrays over the points of every block of a BlockGrid (block after block, x fastest
+// in a block), held by the solver: valid until its next call.
+struct BlockFieldSet {
+  std::vector<FieldSet::Array> arrays;
+  const float* values(const std::string& name) const {
+    for (const FieldSet::Array& array : arrays)
+      if (array.name == name) return array.values;
+    return nullptr;
+  }
+};
+
 class Simulation {
 public:
   virtual ~Simulation() = default;
@@ -109,6 +137,12 @@ public:
   // checkpoint's and the next advance() computes exactly what the saved run computed next.
   virtual SolverState saveState() = 0;
   virtual void restoreState(const StateSource& source) = 0;
+
+  // Solvers with levels (octree AMR): the blocks, and host copies of the named fields on their
+  // points (the uniform grid of extent() is then level 0, its values taken from the finest block
+  // holding each node). Null / never called for a uniform solver.
+  virtual const BlockGrid* blockGrid() const { return nullptr; }
+  virtual const BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names);
 
   virtual int rank() const { return 0; }
   virtual int ranks() const { return 1; }

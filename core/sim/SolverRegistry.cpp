@@ -1,5 +1,6 @@
 #include "sim/SolverRegistry.hpp"
 
+#include "amr/AmrLbmCase.hpp"
 #include "lbm/LbmCase.hpp"
 #include "phasefield/PhaseFieldCase.hpp"
 
@@ -9,6 +10,8 @@ const std::vector<SolverEntry>& solvers() {
   static const std::vector<SolverEntry> entries = {
       {"lbm", "uniform lattice Boltzmann (D2Q9/D3Q19/D3Q27)", {"lbm", "units", "boundary", "obstacle", "forces"},
        &lbm::parseLbmCase},
+      {"lbm-amr", "octree AMR lattice Boltzmann (D3Q19/D3Q27, static refinement around obstacles)",
+       {"lbm", "units", "obstacle", "amr"}, &amr::parseAmrLbmCase},
       {"phasefield", "phase-field dendritic solidification (Kobayashi model, pure Ni)", {"phasefield", "diagnostics"},
        &phasefield::parsePhaseFieldCase},
   };

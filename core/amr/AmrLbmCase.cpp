@@ -1,0 +1,209 @@
+#include "amr/AmrLbmCase.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "amr/BlockLinks.hpp"
+#include "common/Error.hpp"
+#include "geometry/Obstacle.hpp"
+#include "io/CaseFile.hpp"
+#include "io/CaseReader.hpp"
+
+namespace octoflow::amr {
+
+namespace {
+
+using io::CaseReader;
+
+constexpr int kLeafCells = AmrLbmCase::kLeafCells;
+constexpr int kDeepestLevel = kMaxLevels - 1;
+
+// The solid nodes the obstacles mark on `extent` (node coordinates x' = scale x + shift of the
+// case's), OR-ed into `mask`; an STL problem is reported with the obstacle's key.
+void markObstacles(const CaseReader& reader, const std::vector<geometry::ObstacleSpec>& obstacles, double scale,
+                   const std::array<double, 3>& shift, const Extent& extent, std::uint8_t* mask) {
+  for (std::size_t n = 0; n < obstacles.size(); ++n) {
+    try {
+      geometry::rasterize(geometry::transformed(obstacles[n], scale, shift), extent, mask);
+    } catch (const InputError& error) {
+      if (obstacles[n].file.empty() || error.source() != obstacles[n].file) throw;
+      reader.fail("obstacle[" + std::to_string(n) + "].file", error.what());
+    }
+  }
+}
+
+// Whether an obstacle's surface passes within `distance` (level-0 spacings) of the leaf: the nodes
+// at the leaf's spacing over its box widened by `distance` hold both solid and fluid.
+bool nearSurface(const CaseReader& reader, const AmrLbmCase& amrCase, const BlockKey& leaf) {
+  const double spacing = std::ldexp(1.0, -leaf.level);
+  const int margin = static_cast<int>(std::ceil(amrCase.refineDistance / spacing));
+  const Index side = kLeafCells + 2 * margin + 1;
+  const Extent extent{side, side, side};
+  const std::int64_t key[3] = {leaf.i, leaf.j, leaf.k};
+  std::array<double, 3> shift{};
+  for (int axis = 0; axis < 3; ++axis) shift[static_cast<std::size_t>(axis)] = -static_cast<double>(key[axis] * kLeafCells - margin);
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(extent.cellCount()), 0);
+  markObstacles(reader, amrCase.flow.obstacles, std::ldexp(1.0, leaf.level), shift, extent, mask.data());
+  const auto solid = std::count(mask.begin(), mask.end(), std::uint8_t{1});
+  return solid > 0 && solid < static_cast<std::ptrdiff_t>(mask.size());
+}
+
+Octree buildOctree(const CaseReader& reader, const AmrLbmCase& amrCase, const std::array<int, 3>& rootBlocks,
+                   const std::array<bool, 3>& periodic) {
+  Octree octree(rootBlocks, periodic, amrCase.maxLevel);
+  if (amrCase.refine != RefineCriterion::Obstacles) return octree;
+  for (int level = 0; level < amrCase.maxLevel; ++level) {
+    std::vector<int> flagged;
+    for (std::size_t n = 0; n < octree.leafCount(); ++n)
+      if (octree.leaves()[n].level == level && nearSurface(reader, amrCase, octree.leaves()[n]))
+        flagged.push_back(static_cast<int>(n));
+    if (flagged.empty()) break;
+    octree.refine(flagged);
+  }
+  return octree;
+}
+
+// The obstacles on the points of every leaf block (block order, x fastest).
+std::vector<std::uint8_t> solidPointsOf(const CaseReader& reader, const AmrLbmCase& amrCase, const BlockLayout& layout) {
+  if (amrCase.flow.obstacles.empty()) return {};
+  const Index B = layout.blockNodes;
+  const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
+  std::vector<std::uint8_t> mask(layout.blocks.size() * points, 0);
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    const BlockPlacement& block = layout.blocks[b];
+    const std::array<double, 3> shift{-static_cast<double>(block.origin[0]), -static_cast<double>(block.origin[1]),
+                                      -static_cast<double>(block.origin[2])};
+    markObstacles(reader, amrCase.flow.obstacles, std::ldexp(1.0, block.level), shift, Extent{B, B, B},
+                  mask.data() + b * points);
+  }
+  const auto solid = std::count(mask.begin(), mask.end(), std::uint8_t{1});
+  if (solid == 0) reader.fail("obstacle", "the obstacles cover no point of the octree (level-0 node (i,j,k) sits at (i,j,k))");
+  if (solid == static_cast<std::ptrdiff_t>(mask.size())) reader.fail("obstacle", "the obstacles fill the whole domain");
+  return mask;
+}
+
+void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
+  const toml::table* table = reader.table("amr", false);
+  const toml::table empty;
+  if (!table) table = &empty;
+  reader.checkKeys(*table, "amr", {"max_level", "leaf_cells", "refine", "refine_distance", "kernel"});
+  if (const toml::node* level = table->get("max_level")) {
+    const Index value = reader.integer(*level, "amr.max_level");
+    if (value < 0 || value > kDeepestLevel)
+      reader.fail("amr.max_level", "expected an integer from 0 to " + std::to_string(kDeepestLevel) + ", got " +
+                                       std::to_string(value));
+    result.maxLevel = static_cast<int>(value);
+  }
+  if (const toml::node* cells = table->get("leaf_cells")) {
+    const Index value = reader.integer(*cells, "amr.leaf_cells");
+    if (value != kLeafCells)
+      reader.fail("amr.leaf_cells", "leaves hold 16 cells a side (17^3 node-centred points), got " + std::to_string(value));
+  }
+  const bool obstacles = !result.flow.obstacles.empty();
+  const std::string refine = reader.choice(table, "amr", "refine",
+                                           obstacles ? std::vector<std::string>{"obstacles", "none"}
+                                                     : std::vector<std::string>{"none", "obstacles"});
+  result.refine = refine == "obstacles" ? RefineCriterion::Obstacles : RefineCriterion::None;
+  if (result.refine == RefineCriterion::Obstacles && !obstacles)
+    reader.fail("amr.refine", "\"obstacles\" refines around the obstacles: add an [[obstacle]], or refine = \"none\"");
+  if (const toml::node* distance = table->get("refine_distance")) {
+    if (result.refine != RefineCriterion::Obstacles) reader.fail("amr.refine_distance", "only refine = \"obstacles\" takes it");
+    result.refineDistance = reader.positive(*distance, "amr.refine_distance");
+    if (result.refineDistance > 1e6) reader.fail("amr.refine_distance", "expected at most 1e6 level-0 spacings");
+  }
+  result.kernel = reader.choice(table, "amr", "kernel", {"split", "naive"}) == "naive" ? AmrKernel::Naive : AmrKernel::Split;
+}
+
+}  // namespace
+
+AmrLbmSettings AmrLbmCase::settings(exec::Backend backend) const {
+  AmrLbmSettings settings;
+  settings.lattice = flow.config.lattice;
+  settings.tau = flow.config.tau;
+  const lbm::Vector3& a = flow.config.acceleration;
+  settings.acceleration = {a.x, a.y, a.z};
+  settings.les = flow.config.les;
+  settings.backend = backend;
+  settings.kernel = kernel;
+  return settings;
+}
+
+const std::vector<sim::FieldInfo>& AmrLbmCase::fields() const { return flow.fields(); }
+
+std::string AmrLbmCase::describe() const {
+  const BlockLayout layout = leafBlocks(*octree);
+  std::string levels;
+  for (std::size_t level = 0; level < layout.byLevel.size(); ++level)
+    levels += (level ? ", " : "") + std::to_string(layout.byLevel[level].size());
+  const double points = static_cast<double>(layout.blocks.size()) * static_cast<double>(layout.pointsPerBlock());
+  const long long solid = std::count(solidPoints.begin(), solidPoints.end(), std::uint8_t{1});
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "%s BGK on an octree: %d level(s), %zu leaves of 17^3 points (%s a level), %.3g points, %lld in "
+                "obstacles, tau %.4g at level 0, %s kernels",
+                lbm::latticeName(flow.config.lattice), layout.levels, layout.blocks.size(), levels.c_str(), points, solid,
+                static_cast<double>(flow.config.tau), kernel == AmrKernel::Naive ? "naive" : "split");
+  return text;
+}
+
+// Populations twice, the pre-collision copies of the blocks read across levels (at most twice
+// more), moments and the level-0 view where the solver lives, the obstacle mask; a level-0 node's
+// share of them (the run sizes memory by level-0 nodes).
+sim::MemoryNeeds AmrLbmCase::memoryNeeds(exec::Backend backend) const {
+  const BlockLayout layout = leafBlocks(*octree);
+  const double points = static_cast<double>(layout.blocks.size()) * static_cast<double>(layout.pointsPerBlock());
+  const double sources = static_cast<double>(std::count(layout.crossLevelSource.begin(), layout.crossLevelSource.end(),
+                                                        std::uint8_t{1})) *
+                         static_cast<double>(layout.pointsPerBlock());
+  const double q = lbm::latticeQ(flow.config.lattice);
+  const double nodes = static_cast<double>(flow.config.extent.cellCount());
+  const double working = points * (2.0 * q * 4.0 + 16.0 + 1.0) + sources * 2.0 * q * 4.0 + nodes * (16.0 + 8.0);
+  sim::MemoryNeeds needs;
+  needs.workingBytesPerNode = working / nodes;
+  // Host: the block fields and the level-0 view, and a checkpoint's copy of the populations.
+  needs.hostBytesPerNode = (points * 16.0 + (points + sources) * 2.0 * q * 4.0) / nodes + 16.0;
+  (void)backend;  // the same on either backend: on the CPU the working memory is counted apart
+  needs.gatherBytesPerNode = 0.0;
+  needs.maxNodesPerGrid = Index{1} << 31;
+  return needs;
+}
+
+std::unique_ptr<sim::Simulation> AmrLbmCase::create(const io::CaseDescription& description,
+                                                    const sim::CreateOptions& options) const {
+  return makeAmrLbmSimulation(description, *this, options);
+}
+
+std::unique_ptr<sim::SolverCase> parseAmrLbmCase(const CaseReader& reader, io::CaseDescription& description) {
+  auto result = std::make_unique<AmrLbmCase>();
+  lbm::readFlowTables(reader, description, result->flow);
+  const lbm::UniformSolverConfig& config = result->flow.config;
+  if (lbm::latticeDimensions(config.lattice) != 3)
+    reader.fail("lbm.lattice", "the octree LBM runs D3Q19 or D3Q27 (3D domains)");
+  if (config.collision != lbm::CollisionKind::Bgk)
+    reader.fail("lbm.collision", "the octree LBM runs \"bgk\" (with les = \"smagorinsky\" or \"csm\"); trt and mrt run "
+                                 "with case.solver = \"lbm\"");
+  if (config.storage != lbm::StorageKind::Fp32) reader.fail("lbm.storage", "the octree LBM stores \"fp32\"");
+  std::array<int, 3> rootBlocks{};
+  std::array<bool, 3> periodic{};
+  const char* axes = "xyz";
+  for (int axis = 0; axis < 3; ++axis) {
+    const Index nodes = description.extent.size(axis);
+    const bool wraps = description.periodic[static_cast<std::size_t>(axis)];
+    const Index cells = wraps ? nodes : nodes - 1;
+    if (cells < kLeafCells || cells % kLeafCells != 0 || cells / kLeafCells > 4096) {
+      const Index below = std::max<Index>(1, cells / kLeafCells) * kLeafCells + (wraps ? 0 : 1);
+      reader.fail("domain.size", std::string("on the octree, level 0 has 16 n + 1 nodes on an axis with walls and 16 n on "
+                                             "a periodic one (root blocks of 16 cells, n <= 4096): ") +
+                                     axes[axis] + " has " + std::to_string(nodes) + " (try " + std::to_string(below) + ")");
+    }
+    rootBlocks[static_cast<std::size_t>(axis)] = static_cast<int>(cells / kLeafCells);
+    periodic[static_cast<std::size_t>(axis)] = wraps;
+  }
+  readAmrTable(reader, *result);
+  result->octree = std::make_shared<const Octree>(buildOctree(reader, *result, rootBlocks, periodic));
+  result->solidPoints = solidPointsOf(reader, *result, leafBlocks(*result->octree));
+  return result;
+}
+
+}  // namespace octoflow::amr

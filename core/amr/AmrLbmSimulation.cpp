@@ -1,0 +1,218 @@
+// The octree LBM behind the Simulation interface (one process: the octree is not distributed over
+// MPI ranks yet). Its uniform grid is level 0: every level-0 node takes the values of the finest
+// block holding it (node-centred blocks: every level-0 node is a point of each block around it),
+// gathered where the solver lives, so the watchdog, isosurfaces, tracers and .vti files work on it
+// unchanged. The blocks themselves (blockGrid, fetchBlockFields) go to the `amr` Catalyst channel
+// and the .vthb files.
+#include <algorithm>
+#include <cstdio>
+
+#include "amr/AmrLbmCase.hpp"
+#include "common/Error.hpp"
+#include "exec/Memory.hpp"
+#include "io/CaseFile.hpp"
+#include "lbm/LbmSimulation.hpp"
+
+#if OCTOFLOW_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace octoflow::amr {
+
+namespace {
+
+bool asks(const std::vector<std::string>& names, const char* name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Checkpoint records of the octree LBM.
+constexpr const char* kOctreeRecord = "amr.octree";
+constexpr const char* kParityRecord = "amr.parity";
+const char* const kPostRecords[2] = {"amr.post0", "amr.post1"};
+const char* const kPreRecords[2] = {"amr.pre0", "amr.pre1"};
+
+class AmrLbmSimulation final : public sim::Simulation {
+public:
+  AmrLbmSimulation(const io::CaseDescription& description, const AmrLbmCase& amrCase, const sim::CreateOptions& options)
+      : description_(description), case_(amrCase),
+        solver_(*amrCase.octree, amrCase.settings(options.backend), amrCase.solidPoints) {
+#if OCTOFLOW_HAVE_MPI
+    if (options.overMpi) {
+      int ranks = 1;
+      MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+      if (ranks > 1)
+        throw InputError(description.sourcePath, "case.solver",
+                         "\"lbm-amr\" runs on one process (its octree is not shared over MPI ranks yet): run it without "
+                         "mpirun, or with -np 1");
+    }
+#endif
+    describeBlocks();
+    buildLevelZeroView();
+  }
+
+  std::string describe() const override { return case_.describe(); }
+  exec::Backend backend() const override { return solver_.settings().backend; }
+  const Extent& extent() const override { return description_.extent; }
+  const std::vector<sim::FieldInfo>& fields() const override { return case_.fields(); }
+  Index step() const override { return solver_.step(); }
+  void advance(Index steps) override { solver_.advance(steps); }
+
+  const sim::FieldSet& fetchFields(const std::vector<std::string>& names) override {
+    gatherLevelZero();
+    const std::size_t nodes = static_cast<std::size_t>(extent().cellCount());
+    hostDensity_.resize(nodes);
+    hostVelocity_.resize(3 * nodes);
+    fields_ = {};
+    fields_.box = fields_.owned = NodeBox::of(extent());
+    if (asks(names, "density")) {
+      viewDensity_.copyTo(hostDensity_.data(), nodes);
+      fields_.arrays.push_back({"density", 1, hostDensity_.data()});
+    }
+    if (asks(names, "velocity")) {
+      viewVelocity_.copyTo(hostVelocity_.data(), 3 * nodes);
+      fields_.arrays.push_back({"velocity", 3, hostVelocity_.data()});
+    }
+    return fields_;
+  }
+  const sim::FieldSet& pieceFields(const std::vector<std::string>& names) override { return fetchFields(names); }
+  const sim::FieldSet& workingFields(const std::vector<std::string>& names) override {
+    gatherLevelZero();
+    fields_ = {};
+    fields_.box = fields_.owned = NodeBox::of(extent());
+    if (asks(names, "density")) fields_.arrays.push_back({"density", 1, viewDensity_.data()});
+    if (asks(names, "velocity")) fields_.arrays.push_back({"velocity", 3, viewVelocity_.data()});
+    return fields_;
+  }
+
+  const sim::BlockGrid* blockGrid() const override { return &blocks_; }
+  const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names) override {
+    solver_.fetchMoments(blockDensity_, blockVelocity_);
+    blockFields_ = {};
+    if (asks(names, "density")) blockFields_.arrays.push_back({"density", 1, blockDensity_.data()});
+    if (asks(names, "velocity")) blockFields_.arrays.push_back({"velocity", 3, blockVelocity_.data()});
+    return blockFields_;
+  }
+
+  std::vector<sim::FieldLimit> fieldLimits() const override { return lbm::flowFieldLimits(); }
+
+  sim::SolverState saveState() override {
+    const AmrLbmSnapshot snapshot = solver_.snapshot();
+    sim::SolverState state;
+    state.records.push_back(sim::makeRecord(kOctreeRecord, solver_.octree().serialize()));
+    state.records.push_back(sim::makeRecord(kParityRecord, snapshot.parity));
+    for (int n = 0; n < 2; ++n) {
+      state.records.push_back(sim::makeRecord(kPostRecords[n], snapshot.post[n]));
+      state.records.push_back(sim::makeRecord(kPreRecords[n], snapshot.pre[n]));
+    }
+    return state;
+  }
+  void restoreState(const sim::StateSource& source) override {
+    if (source.values<unsigned char>(kOctreeRecord) != solver_.octree().serialize())
+      source.fail(kOctreeRecord, "the checkpoint's octree is not the one this case makes (its domain, [amr] keys or "
+                                 "obstacles changed): restart with the case that wrote it");
+    const AmrLbmSnapshot current = solver_.snapshot();
+    AmrLbmSnapshot snapshot;
+    snapshot.step = source.step();
+    snapshot.parity = source.values<std::int32_t>(kParityRecord, current.parity.size());
+    for (const std::int32_t parity : snapshot.parity)
+      if (parity != 0 && parity != 1) source.fail(kParityRecord, "holds a level parity other than 0 or 1");
+    for (int n = 0; n < 2; ++n) {
+      snapshot.post[n] = source.values<float>(kPostRecords[n], current.post[n].size());
+      snapshot.pre[n] = source.values<float>(kPreRecords[n], current.pre[n].size());
+    }
+    solver_.restore(snapshot);
+  }
+
+  const std::vector<std::uint8_t>* solidMask() const override { return solidNodes_.empty() ? nullptr : &solidNodes_; }
+
+  std::vector<sim::DerivedArray> physicalArrays(const sim::FieldSet& fields) const override {
+    return lbm::flowPhysicalArrays(case_.flow.units, fields.values("density"), fields.values("velocity"),
+                                   static_cast<std::size_t>(fields.box.cellCount()));
+  }
+  std::vector<std::pair<std::string, double>> fileMetadata(Index step) const override {
+    return lbm::flowFileMetadata(case_.flow.units, step);
+  }
+
+private:
+  void describeBlocks() {
+    const BlockLayout& layout = solver_.layout();
+    blocks_.blockNodes = layout.blockNodes;
+    blocks_.levels = layout.levels;
+    const Octree& octree = solver_.octree();
+    for (int axis = 0; axis < 3; ++axis) {
+      blocks_.domainCells[axis] = static_cast<Index>(octree.rootBlocks()[static_cast<std::size_t>(axis)]) * (layout.blockNodes - 1);
+      blocks_.periodic[axis] = octree.periodic()[static_cast<std::size_t>(axis)];
+    }
+    for (const BlockPlacement& placement : layout.blocks) {
+      sim::BlockGrid::Block block;
+      block.level = placement.level;
+      for (int axis = 0; axis < 3; ++axis) block.origin[axis] = placement.origin[axis];
+      blocks_.blocks.push_back(block);
+    }
+  }
+
+  // Which point holds each level-0 node: of the blocks holding it, one of the finest.
+  void buildLevelZeroView() {
+    const BlockLayout& layout = solver_.layout();
+    const Extent& grid = extent();
+    const Index B = layout.blockNodes;
+    const std::size_t nodes = static_cast<std::size_t>(grid.cellCount());
+    std::vector<std::int64_t> source(nodes, -1);
+    std::vector<int> sourceLevel(nodes, -1);
+    for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+      const BlockPlacement& block = layout.blocks[b];
+      const Index stride = Index{1} << block.level;
+      Index first[3];
+      for (int axis = 0; axis < 3; ++axis) first[axis] = (stride - block.origin[axis] % stride) % stride;
+      for (Index k = first[2]; k < B; k += stride)
+        for (Index j = first[1]; j < B; j += stride)
+          for (Index i = first[0]; i < B; i += stride) {
+            const Index local[3] = {i, j, k};
+            Index node[3];
+            for (int axis = 0; axis < 3; ++axis)
+              node[axis] = ((block.origin[axis] + local[axis]) / stride) % grid.size(axis);  // periodic: wraps
+            const std::size_t n = static_cast<std::size_t>(grid.linear(node[0], node[1], node[2]));
+            if (block.level > sourceLevel[n]) {
+              sourceLevel[n] = block.level;
+              source[n] = static_cast<std::int64_t>(b) * layout.pointsPerBlock() + i + B * (j + B * k);
+            }
+          }
+    }
+    if (std::find(source.begin(), source.end(), -1) != source.end())
+      throw Error("the octree's blocks leave a level-0 node without a point");
+    const exec::MemorySpace space = exec::workingSpace(backend());
+    viewSource_ = exec::Buffer<std::int64_t>(space, nodes);
+    viewSource_.copyFrom(source.data(), nodes);
+    viewDensity_ = exec::Buffer<float>(space, nodes);
+    viewVelocity_ = exec::Buffer<float>(space, 3 * nodes);
+    if (!case_.solidPoints.empty()) {
+      solidNodes_.resize(nodes);
+      for (std::size_t n = 0; n < nodes; ++n) solidNodes_[n] = case_.solidPoints[static_cast<std::size_t>(source[n])];
+    }
+  }
+
+  void gatherLevelZero() {
+    solver_.gatherPoints(viewSource_.data(), extent().cellCount(), viewDensity_.data(), viewVelocity_.data());
+  }
+
+  const io::CaseDescription& description_;
+  const AmrLbmCase& case_;
+  AmrLbm solver_;
+  sim::BlockGrid blocks_;
+  exec::Buffer<std::int64_t> viewSource_;  // level-0 node -> point (block order)
+  exec::Buffer<float> viewDensity_, viewVelocity_;
+  std::vector<float> hostDensity_, hostVelocity_;
+  std::vector<float> blockDensity_, blockVelocity_;
+  std::vector<std::uint8_t> solidNodes_;
+  sim::FieldSet fields_;
+  sim::BlockFieldSet blockFields_;
+};
+
+}  // namespace
+
+std::unique_ptr<sim::Simulation> makeAmrLbmSimulation(const io::CaseDescription& description, const AmrLbmCase& amrCase,
+                                                      const sim::CreateOptions& options) {
+  return std::make_unique<AmrLbmSimulation>(description, amrCase, options);
+}
+
+}  // namespace octoflow::amr
