@@ -1,7 +1,5 @@
 #include "AmrBuilder.hpp"
 
-#include <vtkAMRBox.h>
-#include <vtkAMRUtilities.h>
 #include <vtkCellData.h>
 #include <vtkFloatArray.h>
 #include <vtkNew.h>
@@ -198,38 +196,6 @@ vtkSmartPointer<vtkNonOverlappingAMR> makeNonOverlappingAmr(const sim::BlockGrid
   for (const auto& block : grid.blocks)
     amr->SetDataSet(static_cast<unsigned>(block.level), next[static_cast<std::size_t>(block.level)]++,
                     makeBlock(grid, block.level, block.origin, 1, hierarchy, arrays));
-  return amr;
-}
-
-vtkSmartPointer<vtkOverlappingAMR> makeOverlappingAmr(const sim::BlockGrid& grid, const std::vector<PointArray>& givenArrays) {
-  checkGrid(grid);
-  const std::vector<PointArray> arrays = present(givenArrays);
-  const Hierarchy hierarchy(grid, arrays);
-  const Index C = hierarchy.cells;
-  std::vector<int> perLevel;
-  for (const auto& blocks : hierarchy.levels) perLevel.push_back(static_cast<int>(blocks.size()));
-  auto amr = vtkSmartPointer<vtkOverlappingAMR>::New();
-  amr->Initialize(grid.levels, perLevel.data());
-  const double origin[3] = {0.0, 0.0, 0.0};
-  amr->SetOrigin(origin);
-  amr->SetGridDescription(VTK_XYZ_GRID);
-  for (int level = 0; level < grid.levels; ++level) {
-    const double spacing = std::ldexp(1.0, -level);
-    const double spacings[3] = {spacing, spacing, spacing};
-    amr->SetSpacing(static_cast<unsigned>(level), spacings);
-    amr->SetRefinementRatio(static_cast<unsigned>(level), 2);
-    unsigned id = 0;
-    for (const auto& entry : hierarchy.levels[static_cast<std::size_t>(level)]) {
-      const BlockIndex& index = entry.first;
-      const Index first[3] = {index[0] * C, index[1] * C, index[2] * C};
-      const int low[3] = {static_cast<int>(first[0]), static_cast<int>(first[1]), static_cast<int>(first[2])};
-      const int high[3] = {low[0] + static_cast<int>(C) - 1, low[1] + static_cast<int>(C) - 1, low[2] + static_cast<int>(C) - 1};
-      amr->SetAMRBox(static_cast<unsigned>(level), id, vtkAMRBox(low, high));
-      amr->SetDataSet(static_cast<unsigned>(level), id, makeBlock(grid, level, first, 0, hierarchy, arrays));
-      ++id;
-    }
-  }
-  vtkAMRUtilities::BlankCells(amr);
   return amr;
 }
 

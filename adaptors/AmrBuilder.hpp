@@ -4,7 +4,6 @@
 // of (B - 1)^3 cells at its level's spacing whose cell values are the means of their 8 corner
 // points (the solver's values are node-centred; ParaView's AMR filters take cell data).
 #include <vtkNonOverlappingAMR.h>
-#include <vtkOverlappingAMR.h>
 #include <vtkSmartPointer.h>
 
 #include <vector>
@@ -14,16 +13,17 @@
 
 namespace octoflow::adaptors {
 
-// Catalyst's `amr` channel: the leaf blocks as a vtkNonOverlappingAMR (blocks of one size,
-// refinement ratio 2: ParaView's Contour runs vtkAMRDualContour on its cell arrays and the surface
-// has no cracks between levels). `arrays` hold values of every point of every block (block after
-// block, x fastest; sim::BlockFieldSet).
+// Catalyst's `amr` channel and the .vthb files: the leaf blocks as a vtkNonOverlappingAMR, each
+// with one layer of ghost cells around it (vtkGhostType DUPLICATECELL: the cells of the blocks
+// around, at its level where they exist, else coarser), as ParaView's AMR filters expect: its
+// Contour then runs vtkAMRDualContour on the cell arrays and the surface has no cracks between
+// levels. `arrays` hold values of every point of every block (block after block, x fastest;
+// sim::BlockFieldSet).
+//
+// (A vtkOverlappingAMR with blanked parents is what VTK's AMR model suggests for files, but
+// ParaView 5.11's Contour of its cell data reads past the blocks' arrays: tens of thousands of
+// errors on a 3-level tree. The non-overlapping form with ghost layers contours cleanly.)
 vtkSmartPointer<vtkNonOverlappingAMR> makeNonOverlappingAmr(const sim::BlockGrid& grid,
                                                             const std::vector<PointArray>& arrays);
-
-// Files (.vthb): a vtkOverlappingAMR where every level covers what the finer ones cover (a parent
-// block's cells hold the means of the 8 finer cells in them), the covered cells blanked, so each
-// place shows the finest data there.
-vtkSmartPointer<vtkOverlappingAMR> makeOverlappingAmr(const sim::BlockGrid& grid, const std::vector<PointArray>& arrays);
 
 }  // namespace octoflow::adaptors

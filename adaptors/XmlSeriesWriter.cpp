@@ -13,7 +13,7 @@
 #include <vtkXMLImageDataWriter.h>
 #include <vtkXMLPolyDataWriter.h>
 #include <vtkXMLUniformGridAMRWriter.h>
-#include <vtkOverlappingAMR.h>
+#include <vtkUniformGridAMR.h>
 
 #include <vtkDataArray.h>
 #include <vtkPointData.h>
@@ -46,11 +46,11 @@ void writeXml(vtkDataObject* data, const std::filesystem::path& path, const std:
     writer = vtkSmartPointer<vtkXMLImageDataWriter>::New();
   } else if (vtkPolyData::SafeDownCast(data)) {
     writer = vtkSmartPointer<vtkXMLPolyDataWriter>::New();
-  } else if (vtkOverlappingAMR::SafeDownCast(data)) {
+  } else if (vtkUniformGridAMR::SafeDownCast(data)) {
     writer = vtkSmartPointer<vtkXMLUniformGridAMRWriter>::New();
     atomic = false;
   } else {
-    throw Error("the " + series + " series takes image data, polydata or overlapping AMR data, not " +
+    throw Error("the " + series + " series takes image data, polydata or AMR data, not " +
                 (data ? data->GetClassName() : "nothing"));
   }
   const std::filesystem::path temporary = atomic ? temporaryPathFor(path) : path;
@@ -99,7 +99,7 @@ std::string extentText(const NodeBox& box) {
 
 std::filesystem::path XmlSeriesWriter::write(Index step, double time, vtkDataObject* data) {
   const char* extension = vtkPolyData::SafeDownCast(data)         ? "vtp"
-                          : vtkOverlappingAMR::SafeDownCast(data) ? "vthb"
+                          : vtkUniformGridAMR::SafeDownCast(data) ? "vthb"
                                                                   : "vti";
   const std::string file = fileName(name_, step, extension);
   const std::filesystem::path path = directory_ / file;

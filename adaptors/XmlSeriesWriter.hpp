@@ -1,7 +1,7 @@
 #pragma once
 // Offline output of one series: <directory>/<name>_<step:08d>.vti for a uniform grid (under MPI
-// .pvti and a folder of pieces), .vtp for polydata (surfaces, tracers), .vthb for overlapping
-// AMR data (a summary and a folder of blocks of the same name) — VTK XML, appended raw
+// .pvti and a folder of pieces), .vtp for polydata (surfaces, tracers), .vthb for AMR data
+// (a summary and a folder of blocks of the same name) — VTK XML, appended raw
 // binary, zlib-compressed — and <directory>/<name>.pvd listing them with their times.
 #include <filesystem>
 #include <string>
@@ -19,7 +19,7 @@ class XmlSeriesWriter {
 public:
   XmlSeriesWriter(std::filesystem::path directory, std::string name);
   // Writes one step (atomically: temporary name, then rename) and adds it to the .pvd. The data
-  // is a vtkImageData, a vtkPolyData or a vtkOverlappingAMR (anything else throws octoflow::Error).
+  // is a vtkImageData, a vtkPolyData or AMR data (anything else throws octoflow::Error).
   std::filesystem::path write(Index step, double time, vtkDataObject* data);
   // A step cut into pieces, one a rank (MPI): each rank writes its piece (image data whose extent
   // says where it sits in `whole`) as <name>_<step>/<name>_<step>_<rank>.vti; the rank given

@@ -11,9 +11,9 @@ constexpr double kTerminalInterval = 0.25;  // seconds between rewrites of the l
 constexpr double kLogInterval = 10.0;       // seconds between lines in a log file
 }  // namespace
 
-Progress::Progress(Index totalSteps, Index nodeCount, bool enabled)
+Progress::Progress(Index totalSteps, double nodeUpdatesPerStep, bool enabled)
     : totalSteps_(totalSteps),
-      nodeCount_(nodeCount),
+      nodeUpdatesPerStep_(nodeUpdatesPerStep),
       enabled_(enabled),
       terminal_(isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()),
@@ -56,7 +56,7 @@ void Progress::finish(Index stepsDone) {
 void Progress::print(Index stepsDone, bool final) {
   const double seconds = elapsedSeconds();
   const double rate = stepsPerSecond(stepsDone);
-  const double mlups = rate * static_cast<double>(nodeCount_) / 1e6;
+  const double mlups = rate * nodeUpdatesPerStep_ / 1e6;
   if (final) {
     std::fprintf(stderr, "%sdone: %lld steps in %s (%.1f s), %.1f MLUPS\n", terminal_ ? "\r\033[K" : "",
                  static_cast<long long>(stepsDone), formatDuration(seconds).c_str(), seconds, mlups);

@@ -11,7 +11,7 @@ namespace octoflow::app {
 
 class Progress {
 public:
-  Progress(Index totalSteps, Index nodeCount, bool enabled);
+  Progress(Index totalSteps, double nodeUpdatesPerStep, bool enabled);
   // Call after every chunk of steps; prints when due.
   void update(Index stepsDone);
   // The last line: steps, wall time, mean MLUPS.
@@ -25,7 +25,7 @@ public:
 private:
   void print(Index stepsDone, bool final);
   Index totalSteps_;
-  Index nodeCount_;
+  double nodeUpdatesPerStep_;
   bool enabled_;
   bool terminal_;
   std::chrono::steady_clock::time_point start_;

@@ -398,7 +398,7 @@ int runCase(const RunOptions& options) {
         for (const auto& array : blockArrays)
           if (description.output.wants(array.name)) written.push_back(array);
         background.post([&, step, written, blocks] {
-          blockWriter->write(step, simulation->timeOf(step), adaptors::makeOverlappingAmr(*blocks, written));
+          blockWriter->write(step, simulation->timeOf(step), adaptors::makeNonOverlappingAmr(*blocks, written));
         });
       }
     }
@@ -479,7 +479,7 @@ int runCase(const RunOptions& options) {
   };
 
   StopSignals stopSignals;
-  Progress progress(totalSteps, description.extent.cellCount(), talk);
+  Progress progress(totalSteps, simulation->nodeUpdatesPerStep(), talk);
   if (startStep == 0) {
     try {
       handleStep(0);

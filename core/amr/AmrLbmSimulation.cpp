@@ -5,6 +5,7 @@
 // unchanged. The blocks themselves (blockGrid, fetchBlockFields) go to the `amr` Catalyst channel
 // and the .vthb files.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "amr/AmrLbmCase.hpp"
@@ -56,6 +57,12 @@ public:
   const std::vector<sim::FieldInfo>& fields() const override { return case_.fields(); }
   Index step() const override { return solver_.step(); }
   void advance(Index steps) override { solver_.advance(steps); }
+  double nodeUpdatesPerStep() const override {
+    double updates = 0.0;
+    for (const sim::BlockGrid::Block& block : blocks_.blocks)
+      updates += std::ldexp(static_cast<double>(blocks_.pointsPerBlock()), block.level);
+    return updates;
+  }
 
   const sim::FieldSet& fetchFields(const std::vector<std::string>& names) override {
     gatherLevelZero();

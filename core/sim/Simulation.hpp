@@ -109,6 +109,9 @@ public:
   virtual const std::vector<FieldInfo>& fields() const = 0;
 
   virtual Index step() const = 0;
+  // Lattice node updates a step makes (progress in MLUPS): the grid's nodes, or, with levels, every
+  // point as often as its level steps.
+  virtual double nodeUpdatesPerStep() const { return static_cast<double>(extent().cellCount()); }
   // Collective over the ranks of a run.
   virtual void advance(Index steps) = 0;
 

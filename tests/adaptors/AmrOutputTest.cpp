@@ -1,6 +1,6 @@
-// The octree's blocks as VTK AMR data (adaptors/AmrBuilder.hpp): the contour of an analytic sphere
-// field across three levels is watertight (ParaView's vtkAMRDualContour on the Catalyst channel's
-// vtkNonOverlappingAMR), and the .vthb data (vtkOverlappingAMR) shows the finest data everywhere.
+// The octree's blocks as VTK AMR data (adaptors/AmrBuilder.hpp, the Catalyst channel "amr" and the
+// .vthb files): the contour of an analytic sphere field across three levels is watertight
+// (ParaView's vtkAMRDualContour, as its Contour filter runs it) and has the sphere's area.
 #include <gtest/gtest.h>
 
 #include <vtkAMRDualContour.h>
@@ -21,7 +21,15 @@
 #include <cmath>
 #include <vector>
 
+#include <vtkXMLMultiBlockDataReader.h>
+#include <vtkXMLUniformGridAMRReader.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "AmrBuilder.hpp"
+#include "CatalystSupport.hpp"
+#include "TestSupport.hpp"
 #include "amr/BlockLinks.hpp"
 #include "amr/Octree.hpp"
 
@@ -29,6 +37,36 @@ namespace octoflow::adaptors {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+namespace fs = std::filesystem;
+
+// Boundary edges of the triangles of every polydata in `data` merged into one surface.
+vtkIdType boundaryEdges(vtkDataObject* data, vtkIdType& triangles, double& area) {
+  vtkNew<vtkAppendPolyData> append;
+  if (auto* single = vtkPolyData::SafeDownCast(data)) append->AddInputData(single);
+  if (auto* composite = vtkCompositeDataSet::SafeDownCast(data)) {
+    vtkSmartPointer<vtkCompositeDataIterator> it = vtkSmartPointer<vtkCompositeDataIterator>::Take(composite->NewIterator());
+    for (it->InitTraversal(); !it->IsDoneWithTraversal(); it->GoToNextItem())
+      if (auto* piece = vtkPolyData::SafeDownCast(it->GetCurrentDataObject())) append->AddInputData(piece);
+  }
+  vtkNew<vtkCleanPolyData> clean;  // one surface: points shared by pieces merged
+  clean->SetInputConnection(append->GetOutputPort());
+  clean->SetTolerance(0.0);
+  vtkNew<vtkTriangleFilter> triangleFilter;
+  triangleFilter->SetInputConnection(clean->GetOutputPort());
+  vtkNew<vtkFeatureEdges> edges;
+  edges->SetInputConnection(triangleFilter->GetOutputPort());
+  edges->BoundaryEdgesOn();
+  edges->NonManifoldEdgesOff();
+  edges->FeatureEdgesOff();
+  edges->ManifoldEdgesOff();
+  edges->Update();
+  triangles = triangleFilter->GetOutput()->GetNumberOfCells();
+  vtkNew<vtkMassProperties> mass;
+  mass->SetInputConnection(triangleFilter->GetOutputPort());
+  mass->Update();
+  area = triangles > 0 ? mass->GetSurfaceArea() : 0.0;
+  return edges->GetOutput()->GetNumberOfCells();
+}
 
 // A 3-level octree on 2 x 2 x 2 root blocks (level-0 node coordinates 0 .. 32), refined around a
 // sphere of radius 9 about (16, 16, 16): the distance to the centre at every point of every block.
@@ -98,32 +136,97 @@ TEST(AmrOutput, TheSphereContourAcrossThreeLevelsIsWatertight) {
   contour->SetEnableDegenerateCells(true);
   contour->SetEnableMergePoints(true);
   contour->Update();
-  vtkNew<vtkAppendPolyData> append;
-  vtkCompositeDataSet* output = vtkCompositeDataSet::SafeDownCast(contour->GetOutputDataObject(0));
-  ASSERT_NE(output, nullptr);
-  vtkSmartPointer<vtkCompositeDataIterator> it = vtkSmartPointer<vtkCompositeDataIterator>::Take(output->NewIterator());
-  for (it->InitTraversal(); !it->IsDoneWithTraversal(); it->GoToNextItem())
-    if (auto* piece = vtkPolyData::SafeDownCast(it->GetCurrentDataObject())) append->AddInputData(piece);
-  vtkNew<vtkCleanPolyData> clean;  // one surface: points shared by pieces merged
-  clean->SetInputConnection(append->GetOutputPort());
-  clean->SetTolerance(0.0);
-  vtkNew<vtkTriangleFilter> triangles;
-  triangles->SetInputConnection(clean->GetOutputPort());
-  vtkNew<vtkFeatureEdges> edges;
-  edges->SetInputConnection(triangles->GetOutputPort());
-  edges->BoundaryEdgesOn();
-  edges->NonManifoldEdgesOff();
-  edges->FeatureEdgesOff();
-  edges->ManifoldEdgesOff();
-  edges->Update();
-  triangles->Update();
-  ASSERT_GT(triangles->GetOutput()->GetNumberOfCells(), 1000);
-  EXPECT_EQ(edges->GetOutput()->GetNumberOfCells(), 0) << "boundary edges: cracks in the surface";
-  vtkNew<vtkMassProperties> mass;
-  mass->SetInputConnection(triangles->GetOutputPort());
-  mass->Update();
-  const double area = 4.0 * kPi * SphereField::kRadius * SphereField::kRadius;
-  EXPECT_NEAR(mass->GetSurfaceArea(), area, 0.02 * area);
+  vtkIdType triangles = 0;
+  double area = 0.0;
+  const vtkIdType cracks = boundaryEdges(contour->GetOutputDataObject(0), triangles, area);
+  ASSERT_GT(triangles, 1000);
+  EXPECT_EQ(cracks, 0) << "boundary edges: cracks in the surface";
+  const double sphere = 4.0 * kPi * SphereField::kRadius * SphereField::kRadius;
+  EXPECT_NEAR(area, sphere, 0.02 * sphere);
+}
+
+// A flow past a sphere on a 2-level octree as a user runs it: the .vthb series holds both levels
+// (blocks, cell arrays, ghost layers marked) with its times, and the contour amr_isosurface.py
+// makes of the speed in situ is watertight across the levels.
+using AmrRun = testing::ScratchFolderTest;
+
+TEST_F(AmrRun, WritesItsLevelsAndContoursThemWithoutCracks) {
+  const fs::path& directory = directory_;
+  std::ofstream(directory / "octree.toml") << R"([case]
+name = "octree"
+solver = "lbm-amr"
+steps = 20
+[domain]
+size = [32, 33, 33]
+periodic = [true, false, false]
+[lbm]
+lattice = "D3Q19"
+tau = 0.6
+body_force = [2.0e-5, 0.0, 0.0]
+[[obstacle]]
+shape = "sphere"
+center = [12.0, 16.0, 16.0]
+radius = 4.0
+[amr]
+max_level = 1
+refine_distance = 2.0
+[output]
+every = 10
+[insitu]
+every = 20
+)";
+  const std::string script = std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/amr_isosurface.py";
+  const testing::VirtualDisplay display;  // ParaView renders the PNG through X
+  ASSERT_FALSE(display.display().empty()) << "no virtual X server could be started";
+  const testing::CommandResult run =
+      testing::runCommand("DISPLAY=" + display.display() + " '" + OCTOFLOW_CLI_PATH +
+                              "' run octree.toml --backend cpu --quiet --output out --catalyst " + script,
+                          directory);
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+
+  vtkNew<vtkXMLUniformGridAMRReader> reader;
+  reader->SetFileName((directory / "out" / "octree_amr_00000020.vthb").c_str());
+  reader->SetMaximumLevelsToReadByDefault(0);  // all
+  reader->Update();
+  auto* amr = vtkNonOverlappingAMR::SafeDownCast(reader->GetOutputDataObject(0));
+  ASSERT_NE(amr, nullptr) << reader->GetOutputDataObject(0)->GetClassName();
+  ASSERT_EQ(amr->GetNumberOfLevels(), 2u);
+  // The sphere's surface crosses all 8 root blocks: every leaf is on level 1.
+  EXPECT_EQ(amr->GetNumberOfDataSets(0), 0u);
+  EXPECT_EQ(amr->GetNumberOfDataSets(1), 64u);
+  auto* block = vtkUniformGrid::SafeDownCast(amr->GetDataSet(1, 0));
+  ASSERT_NE(block, nullptr);
+  int dimensions[3];
+  block->GetDimensions(dimensions);
+  EXPECT_EQ(dimensions[0], 19) << "16 cells and a ghost layer each side";
+  EXPECT_EQ(block->GetSpacing()[0], 0.5);
+  vtkDataArray* density = block->GetCellData()->GetArray("density");
+  vtkDataArray* velocity = block->GetCellData()->GetArray("velocity");
+  ASSERT_TRUE(density && velocity);
+  EXPECT_EQ(velocity->GetNumberOfComponents(), 3);
+  EXPECT_NEAR(density->GetRange()[0], 1.0, 0.01);
+  EXPECT_NEAR(density->GetRange()[1], 1.0, 0.01);
+  auto* ghosts = vtkUnsignedCharArray::SafeDownCast(block->GetCellData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
+  ASSERT_NE(ghosts, nullptr);
+  vtkIdType marked = 0;
+  for (vtkIdType n = 0; n < ghosts->GetNumberOfTuples(); ++n) marked += ghosts->GetValue(n) != 0;
+  EXPECT_EQ(marked, 18 * 18 * 18 - 16 * 16 * 16);
+  const std::string series = testing::fileContents(directory / "out" / "octree_amr.pvd");
+  for (const char* entry : {"timestep=\"0\" group=\"\" part=\"0\" file=\"octree_amr_00000000.vthb\"",
+                            "file=\"octree_amr_00000020.vthb\""})
+    EXPECT_NE(series.find(entry), std::string::npos) << series;
+
+  vtkNew<vtkXMLMultiBlockDataReader> contourReader;
+  contourReader->SetFileName((directory / "out" / "catalyst" / "amr_speed_00000020.vtm").c_str());
+  contourReader->Update();
+  vtkIdType triangles = 0;
+  double area = 0.0;
+  EXPECT_EQ(boundaryEdges(contourReader->GetOutputDataObject(0), triangles, area), 0) << "cracks in the speed contour";
+  EXPECT_GT(triangles, 200);
+  double drawn = 0.0;
+  std::size_t colours = 0;
+  testing::pixelStatistics(directory / "out" / "catalyst" / "amr_speed_00000020.png", drawn, colours);
+  EXPECT_GT(drawn, 0.01) << "the surface and the outline were drawn";
 }
 
 }  // namespace

@@ -118,6 +118,35 @@ std::string sphereCase(int steps) {
          octoflow::testing::planeTracers(24, 3, 5) + "[surface]\nfield = \"speed\"\nlevel = 0.04\n";
 }
 
+// A sphere on a 2-level octree (case.solver = "lbm-amr"), a body force along the periodic x, with
+// the surface of the speed and tracers on level 0's grid, fields (.vti and .vthb) and checkpoints.
+std::string amrCase(int steps, double refineDistance = 2.0) {
+  return "[case]\nname = \"octree\"\nsolver = \"lbm-amr\"\nsteps = " + std::to_string(steps) + R"(
+[domain]
+size = [32, 33, 33]
+periodic = [true, false, false]
+[lbm]
+lattice = "D3Q19"
+tau = 0.6
+body_force = [2.0e-5, 0.0, 0.0]
+les = "smagorinsky"
+[[obstacle]]
+shape = "sphere"
+center = [12.0, 16.0, 16.0]
+radius = 4.0
+[amr]
+max_level = 1
+refine_distance = )" + std::to_string(refineDistance) + R"(
+[output]
+every = 10
+[checkpoint]
+every = 10
+[surface]
+field = "speed"
+level = 0.0005
+)" + octoflow::testing::planeTracers(33, 3, 5);
+}
+
 // A 2D lid-driven box with a cylinder: MRT collision, CSM eddy viscosity, FP16 storage, forces
 // and line tracers.
 std::string lidCase(int steps, const std::string& storage) {
@@ -377,6 +406,12 @@ TEST_F(Reliability, LbmRestartIsBitExactWithMrtCsmFp16AndAMovingWall) {
   expectRestartIsExact("lid.toml", "lid", 30, 60, "cpu");
 }
 
+TEST_F(Reliability, OctreeLbmRestartIsBitExactOnTheCpu) {
+  writeCase("octree.toml", amrCase(20));
+  expectRestartIsExact("octree.toml", "octree", 10, 20, "cpu");
+  if (OCTOFLOW_CLI_WRITES_VTK) EXPECT_TRUE(fs::exists(directory_ / "whole" / "octree_amr_00000020.vthb"));
+}
+
 // 2. Phase field -------------------------------------------------------------------------------
 
 TEST_F(Reliability, KobayashiRestartWithNoiseIsBitExactOnTheCpu) {
@@ -545,6 +580,7 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
   writeCase("lid.toml", lidCase(60, "fp16"));
   writeCase("lid32.toml", replaced(lidCase(60, "fp32"), "name = \"lid\"", "name = \"lid32\""));
   writeCase("crystal.toml", kobayashiCase(200));
+  writeCase("octree.toml", amrCase(20));
   const struct {
     const char* file;
     const char* name;
@@ -552,7 +588,8 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
   } cases[] = {{"sphere.toml", "sphere", 20, 40},
                {"lid.toml", "lid", 30, 60},
                {"lid32.toml", "lid32", 30, 60},
-               {"crystal.toml", "crystal", 100, 200}};
+               {"crystal.toml", "crystal", 100, 200},
+               {"octree.toml", "octree", 10, 20}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);
     fs::remove_all(directory_ / "whole");
@@ -627,6 +664,11 @@ TEST_F(ReliabilityBadCheckpoint, CheckpointsOfAnotherCaseOrAtTheEndAreRefused) {
   expectRefused("tiny.toml", "phasefield/checkpoints/crystal_00000010.ckpt",
                 "a checkpoint of the phasefield solver, this case runs lbm");
   // A checkpoint at the run's last step, and after it.
+  // The octree's: another refinement makes another tree.
+  writeCase("octree.toml", amrCase(20));
+  writeCase("finer.toml", amrCase(20, 4.0));
+  ASSERT_NO_FATAL_FAILURE(runOk("run finer.toml --backend cpu --quiet --steps 10 --output finer"));
+  expectRefused("octree.toml", "finer/checkpoints/octree_00000010.ckpt", "a checkpoint of another case");
   expectRefused("tiny.toml", "good/checkpoints/tiny_00000020.ckpt", "nothing left to run");
   expectRefused("tiny.toml", "good/checkpoints/tiny_00000020.ckpt",
                 "the checkpoint is at step 20 and the run ends at step 15", " --steps 15");
