@@ -22,6 +22,9 @@ namespace octoflow::testing {
 // One virtual X server for this test process (ParaView renders through X). Xvfb picks a free
 // display itself and writes its number to a pipe once it accepts connections (-displayfd), so
 // parallel test processes never race for a display or connect too early, as `xvfb-run -a` can.
+// -noreset: by default an X server resets when its last client disconnects and drops every
+// connection still being set up; under MPI one rank's ParaView closes its capability-probe
+// connection while another rank's is opening, and VTK aborts that rank ("bad X server connection").
 class VirtualDisplay {
 public:
   VirtualDisplay() {
@@ -32,7 +35,7 @@ public:
       close(ready[0]);
       const std::string fd = std::to_string(ready[1]);
       execl(OCTOFLOW_XVFB, "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp",
-            static_cast<char*>(nullptr));
+            "-noreset", static_cast<char*>(nullptr));
       _exit(127);
     }
     close(ready[1]);
