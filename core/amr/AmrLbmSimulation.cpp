@@ -22,10 +22,6 @@ namespace octoflow::amr {
 
 namespace {
 
-bool asks(const std::vector<std::string>& names, const char* name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // Checkpoint records of the octree LBM.
 constexpr const char* kOctreeRecord = "amr.octree";
 constexpr const char* kParityRecord = "amr.parity";
@@ -71,11 +67,11 @@ public:
     hostVelocity_.resize(3 * nodes);
     fields_ = {};
     fields_.box = fields_.owned = NodeBox::of(extent());
-    if (asks(names, "density")) {
+    if (sim::asksFor(names, "density")) {
       viewDensity_.copyTo(hostDensity_.data(), nodes);
       fields_.arrays.push_back({"density", 1, hostDensity_.data()});
     }
-    if (asks(names, "velocity")) {
+    if (sim::asksFor(names, "velocity")) {
       viewVelocity_.copyTo(hostVelocity_.data(), 3 * nodes);
       fields_.arrays.push_back({"velocity", 3, hostVelocity_.data()});
     }
@@ -86,8 +82,8 @@ public:
     gatherLevelZero();
     fields_ = {};
     fields_.box = fields_.owned = NodeBox::of(extent());
-    if (asks(names, "density")) fields_.arrays.push_back({"density", 1, viewDensity_.data()});
-    if (asks(names, "velocity")) fields_.arrays.push_back({"velocity", 3, viewVelocity_.data()});
+    if (sim::asksFor(names, "density")) fields_.arrays.push_back({"density", 1, viewDensity_.data()});
+    if (sim::asksFor(names, "velocity")) fields_.arrays.push_back({"velocity", 3, viewVelocity_.data()});
     return fields_;
   }
 
@@ -95,8 +91,8 @@ public:
   const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names) override {
     solver_.fetchMoments(blockDensity_, blockVelocity_);
     blockFields_ = {};
-    if (asks(names, "density")) blockFields_.arrays.push_back({"density", 1, blockDensity_.data()});
-    if (asks(names, "velocity")) blockFields_.arrays.push_back({"velocity", 3, blockVelocity_.data()});
+    if (sim::asksFor(names, "density")) blockFields_.arrays.push_back({"density", 1, blockDensity_.data()});
+    if (sim::asksFor(names, "velocity")) blockFields_.arrays.push_back({"velocity", 3, blockVelocity_.data()});
     return blockFields_;
   }
 

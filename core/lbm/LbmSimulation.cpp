@@ -14,10 +14,6 @@ namespace octoflow::lbm {
 
 namespace {
 
-bool asks(const std::vector<std::string>& names, const char* name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // The watchdog's sane ranges (lattice units).
 constexpr float kLowestDensity = 0.1f, kHighestDensity = 10.0f, kHighestSpeed = 0.5f;
 
@@ -67,7 +63,7 @@ public:
   }
 
   const sim::FieldSet& fetchFields(const std::vector<std::string>& names) override {
-    const bool density = asks(names, "density"), velocity = asks(names, "velocity");
+    const bool density = sim::asksFor(names, "density"), velocity = sim::asksFor(names, "velocity");
     fields_ = {};
     fields_.box = NodeBox::of(extent());
 #if OCTOFLOW_HAVE_MPI
@@ -85,7 +81,7 @@ public:
   const sim::FieldSet& pieceFields(const std::vector<std::string>& names) override {
 #if OCTOFLOW_HAVE_MPI
     if (distributed_ && distributed_->ranks() > 1) {
-      const bool density = asks(names, "density"), velocity = asks(names, "velocity");
+      const bool density = sim::asksFor(names, "density"), velocity = sim::asksFor(names, "velocity");
       const auto& piece = distributed_->pieceFields(density, velocity);
       fields_ = {};
       fields_.box = piece.box;
@@ -105,7 +101,7 @@ public:
   }
 
   const sim::FieldSet& workingFields(const std::vector<std::string>& names) override {
-    const bool density = asks(names, "density"), velocity = asks(names, "velocity");
+    const bool density = sim::asksFor(names, "density"), velocity = sim::asksFor(names, "velocity");
     const auto working = local().workingFields(density, velocity);
     fields_ = {};
     fields_.box = local().localBox();

@@ -18,10 +18,6 @@ namespace octoflow::phasefield {
 
 namespace {
 
-bool asks(const std::vector<std::string>& names, const char* name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 class PhaseFieldSimulation final : public sim::Simulation {
 public:
   PhaseFieldSimulation(const io::CaseDescription& description, const PhaseFieldCase& phaseFieldCase,
@@ -75,7 +71,7 @@ public:
     fields_.box = NodeBox::of(extent());
     for (int field = 0; field < 2; ++field) {
       const char* name = kFieldNames[field];
-      if (!asks(names, name)) continue;
+      if (!sim::asksFor(names, name)) continue;
       const float* local = localOnHost(field);
 #if OCTOFLOW_HAVE_MPI
       if (distribution_) {
@@ -95,7 +91,7 @@ public:
       fields_ = {};
       fields_.box = pieceBox(distribution_->piece());
       for (int field = 0; field < 2; ++field) {
-        if (!asks(names, kFieldNames[field])) continue;
+        if (!sim::asksFor(names, kFieldNames[field])) continue;
         distribution_->copyPiece(localOnHost(field), piece_[field]);
         fields_.arrays.push_back({kFieldNames[field], 1, piece_[field].data()});
       }
@@ -117,7 +113,7 @@ public:
     fields_.box = solver_->localBox();
     fields_.owned = solver_->ownedBox();
     for (int field = 0; field < 2; ++field)
-      if (asks(names, kFieldNames[field])) fields_.arrays.push_back({kFieldNames[field], 1, working(field)});
+      if (sim::asksFor(names, kFieldNames[field])) fields_.arrays.push_back({kFieldNames[field], 1, working(field)});
     return fields_;
   }
 

@@ -179,6 +179,12 @@ inline std::vector<std::string> fieldNames(const std::vector<FieldInfo>& fields,
     if (components == 0 || field.components == components) names.push_back(field.name);
   return names;
 }
+// Whether `name` is among the fields asked for.
+inline bool asksFor(const std::vector<std::string>& names, const char* name) {
+  for (const std::string& asked : names)
+    if (asked == name) return true;
+  return false;
+}
 inline const FieldInfo* findField(const std::vector<FieldInfo>& fields, const std::string& name) {
   for (const FieldInfo& field : fields)
     if (field.name == name) return &field;

@@ -152,29 +152,8 @@ using AmrRun = testing::ScratchFolderTest;
 
 TEST_F(AmrRun, WritesItsLevelsAndContoursThemWithoutCracks) {
   const fs::path& directory = directory_;
-  std::ofstream(directory / "octree.toml") << R"([case]
-name = "octree"
-solver = "lbm-amr"
-steps = 20
-[domain]
-size = [32, 33, 33]
-periodic = [true, false, false]
-[lbm]
-lattice = "D3Q19"
-tau = 0.6
-body_force = [2.0e-5, 0.0, 0.0]
-[[obstacle]]
-shape = "sphere"
-center = [12.0, 16.0, 16.0]
-radius = 4.0
-[amr]
-max_level = 1
-refine_distance = 2.0
-[output]
-every = 10
-[insitu]
-every = 20
-)";
+  std::ofstream(directory / "octree.toml") << testing::octreeSphereCase("octree", 20)
+                                           << "[output]\nevery = 10\n[insitu]\nevery = 20\n";
   const std::string script = std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/amr_isosurface.py";
   const testing::VirtualDisplay display;  // ParaView renders the PNG through X
   ASSERT_FALSE(display.display().empty()) << "no virtual X server could be started";

@@ -118,33 +118,13 @@ std::string sphereCase(int steps) {
          octoflow::testing::planeTracers(24, 3, 5) + "[surface]\nfield = \"speed\"\nlevel = 0.04\n";
 }
 
-// A sphere on a 2-level octree (case.solver = "lbm-amr"), a body force along the periodic x, with
-// the surface of the speed and tracers on level 0's grid, fields (.vti and .vthb) and checkpoints.
+// The octree's sphere (TestSupport.hpp) with Smagorinsky's eddy viscosity, the surface of the speed
+// and tracers on level 0's grid, fields (.vti and .vthb) and checkpoints.
 std::string amrCase(int steps, double refineDistance = 2.0) {
-  return "[case]\nname = \"octree\"\nsolver = \"lbm-amr\"\nsteps = " + std::to_string(steps) + R"(
-[domain]
-size = [32, 33, 33]
-periodic = [true, false, false]
-[lbm]
-lattice = "D3Q19"
-tau = 0.6
-body_force = [2.0e-5, 0.0, 0.0]
-les = "smagorinsky"
-[[obstacle]]
-shape = "sphere"
-center = [12.0, 16.0, 16.0]
-radius = 4.0
-[amr]
-max_level = 1
-refine_distance = )" + std::to_string(refineDistance) + R"(
-[output]
-every = 10
-[checkpoint]
-every = 10
-[surface]
-field = "speed"
-level = 0.0005
-)" + octoflow::testing::planeTracers(33, 3, 5);
+  return replaced(octoflow::testing::octreeSphereCase("octree", steps, refineDistance), "tau = 0.6",
+                  "tau = 0.6\nles = \"smagorinsky\"") +
+         "[output]\nevery = 10\n[checkpoint]\nevery = 10\n[surface]\nfield = \"speed\"\nlevel = 0.0005\n" +
+         octoflow::testing::planeTracers(33, 3, 5);
 }
 
 // A 2D lid-driven box with a cylinder: MRT collision, CSM eddy viscosity, FP16 storage, forces

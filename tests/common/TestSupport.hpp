@@ -133,6 +133,27 @@ inline std::string sphereChannelCase(const std::string& name, int steps, int len
   return text;
 }
 
+// Case-file text of a sphere (radius 4) on a 2-level octree (case.solver = "lbm-amr"), 32 x 33 x 33
+// level-0 nodes, periodic along x and driven along it by a body force, walls across: the leaves
+// within `refineDistance` level-0 spacings of the sphere's surface refined. Tests append tables.
+inline std::string octreeSphereCase(const std::string& name, int steps, double refineDistance = 2.0) {
+  return "[case]\nname = \"" + name + "\"\nsolver = \"lbm-amr\"\nsteps = " + std::to_string(steps) + R"(
+[domain]
+size = [32, 33, 33]
+periodic = [true, false, false]
+[lbm]
+lattice = "D3Q19"
+tau = 0.6
+body_force = [2.0e-5, 0.0, 0.0]
+[[obstacle]]
+shape = "sphere"
+center = [12.0, 16.0, 16.0]
+radius = 4.0
+[amr]
+max_level = 1
+refine_distance = )" + std::to_string(refineDistance) + "\n";
+}
+
 // A [tracers] table with one plane source across a sphereChannelCase channel, one node from its
 // inlet: n x n tracers every `releaseEvery` steps.
 inline std::string planeTracers(int length, int n, int releaseEvery) {
