@@ -79,6 +79,9 @@ public:
   // in the solver's working memory.
   void gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity);
 
+  // The obstacle mask where the solver lives (a byte a point), or null without obstacles.
+  const std::uint8_t* workingSolid() const { return solid_.size() ? solid_.data() : nullptr; }
+
   AmrLbmSnapshot snapshot() const;
   // A snapshot of a solver on the same octree and lattice (sizes checked: std::invalid_argument).
   void restore(const AmrLbmSnapshot& snapshot);

@@ -96,6 +96,16 @@ public:
     return blockFields_;
   }
 
+  const sim::BlockFieldSet& workingBlockFields(const std::vector<std::string>& names) override {
+    const float* moments = solver_.workingMoments();
+    const std::size_t total = blocks_.blocks.size() * static_cast<std::size_t>(blocks_.pointsPerBlock());
+    workingBlockFields_ = {};
+    if (sim::asksFor(names, "density")) workingBlockFields_.arrays.push_back({"density", 1, moments});
+    if (sim::asksFor(names, "velocity")) workingBlockFields_.arrays.push_back({"velocity", 3, moments + total});
+    workingBlockFields_.solid = solver_.workingSolid();
+    return workingBlockFields_;
+  }
+
   std::vector<sim::FieldLimit> fieldLimits() const override { return lbm::flowFieldLimits(); }
 
   sim::SolverState saveState() override {
@@ -208,7 +218,7 @@ private:
   std::vector<float> blockDensity_, blockVelocity_;
   std::vector<std::uint8_t> solidNodes_;
   sim::FieldSet fields_;
-  sim::BlockFieldSet blockFields_;
+  sim::BlockFieldSet blockFields_, workingBlockFields_;
 };
 
 }  // namespace

@@ -15,7 +15,9 @@ FlowExtracts::FlowExtracts(const io::CaseDescription& description, sim::Simulati
   if (!root_) return;
   if (description_.tracers.enabled()) {
     tracers_ = std::make_unique<particles::TracerSet>(backend_, description_.tracers.particles);
-    if (const std::vector<std::uint8_t>* solid = simulation.solidMask()) {
+    if (const sim::BlockGrid* blocks = simulation.blockGrid(); blocks && onSolver_) {
+      describeBlocks(*blocks);
+    } else if (const std::vector<std::uint8_t>* solid = simulation.solidMask()) {
       solid_ = exec::Buffer<std::uint8_t>(exec::workingSpace(backend_), solid->size());
       solid_.copyFrom(solid->data(), solid->size());
     }
@@ -29,12 +31,40 @@ const float* FlowExtracts::field(const std::string& name) {
   return root_ ? fields.values(name) : nullptr;
 }
 
+namespace {
+
+template <class T>
+exec::Buffer<T> uploaded(exec::Backend backend, const std::vector<T>& values) {
+  exec::Buffer<T> buffer(exec::workingSpace(backend), values.size());
+  buffer.copyFrom(values.data(), values.size());
+  return buffer;
+}
+
+}  // namespace
+
+void FlowExtracts::describeBlocks(const sim::BlockGrid& blocks) {
+  const particles::BlockTables tables = particles::blockTables(blocks);
+  blockMeta_ = uploaded(backend_, tables.meta);
+  leafOf_ = uploaded(backend_, tables.leafOf);
+  blockView_ = tables.view;
+  blockView_.meta = blockMeta_.data();
+  blockView_.leafOf = leafOf_.data();
+}
+
 void FlowExtracts::releaseTracers(Index step) {
   if (tracers_) tracers_->release(step);
 }
 
 void FlowExtracts::moveTracers(int steps) {
   if (!description_.tracers.enabled()) return;
+  if (blockView_.leafOf) {
+    const sim::BlockFieldSet& fields = simulation_.workingBlockFields({"velocity"});
+    particles::BlockVelocityView view = blockView_;
+    view.velocity = fields.values("velocity");
+    view.solid = fields.solid;
+    tracers_->advect(view, steps);
+    return;
+  }
   const float* velocity = field("velocity");
   if (!root_) return;
   particles::VelocityFieldView view;

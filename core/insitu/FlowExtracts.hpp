@@ -2,7 +2,9 @@
 // What a run derives from a simulation besides its fields: tracer particles (carried by the
 // solver's "velocity") and an isosurface of one of its scalar fields (or of the speed |velocity|).
 // On one rank they are made where the fields live (the solver's working memory, device memory on
-// CUDA): only the tracers and the surface's triangles cross to the host. Over several MPI ranks
+// CUDA): only the tracers and the surface's triangles cross to the host. A solver with levels
+// (sim::BlockGrid) carries its tracers in its blocks, each interpolated inside the leaf that holds
+// it; its surface is made on level 0's grid. Over several MPI ranks
 // they are made on rank 0 on the host from the gathered whole grid, so they are the same as on one
 // rank.
 #include <memory>
@@ -55,6 +57,7 @@ private:
   // The current values of a field where the extracts are made (collective over ranks); null on
   // ranks other than 0.
   const float* field(const std::string& name);
+  void describeBlocks(const sim::BlockGrid& blocks);
 
   const io::CaseDescription& description_;
   sim::Simulation& simulation_;
@@ -63,6 +66,9 @@ private:
   bool onSolver_ = true;  // made in the solver's working memory (one rank)
   std::unique_ptr<particles::TracerSet> tracers_;
   exec::Buffer<std::uint8_t> solid_;  // the obstacle mask where the tracers move, empty without obstacles
+  // A solver with levels (one rank): tracers move in its blocks (particles::BlockVelocityView).
+  exec::Buffer<std::int32_t> blockMeta_, leafOf_;
+  particles::BlockVelocityView blockView_;
   std::unique_ptr<insitu::IsosurfaceExtractor> extractor_;
   exec::Buffer<float> speed_;  // surface of the speed: |velocity| per node
 };

@@ -150,11 +150,44 @@ Index TracerSet::release(Index step) {
   return added;
 }
 
-void TracerSet::advect(const VelocityFieldView& field, int latticeSteps) {
+BlockTables blockTables(const sim::BlockGrid& grid) {
+  BlockTables tables;
+  const int finest = grid.levels - 1;
+  const Index cells = grid.blockNodes - 1;
+  BlockVelocityView& view = tables.view;
+  view.blockNodes = grid.blockNodes;
+  view.finestLevel = finest;
+  for (int a = 0; a < 3; ++a) {
+    view.table[a] = (grid.domainCells[a] << finest) / cells;
+    view.domain[a] = static_cast<float>(grid.domainCells[a]);
+  }
+  tables.leafOf.assign(static_cast<std::size_t>(view.table[0] * view.table[1] * view.table[2]), -1);
+  for (std::size_t b = 0; b < grid.blocks.size(); ++b) {
+    const sim::BlockGrid::Block& block = grid.blocks[b];
+    tables.meta.push_back(block.level);
+    for (int a = 0; a < 3; ++a) tables.meta.push_back(static_cast<std::int32_t>(block.origin[a]));
+    const Index span = Index{1} << (finest - block.level);  // finest-level blocks a side of this one
+    Index first[3];
+    for (int a = 0; a < 3; ++a) first[a] = block.origin[a] / cells * span;
+    for (Index k = first[2]; k < first[2] + span; ++k)
+      for (Index j = first[1]; j < first[1] + span; ++j)
+        for (Index i = first[0]; i < first[0] + span; ++i)
+          tables.leafOf[static_cast<std::size_t>(i + view.table[0] * (j + view.table[1] * k))] = static_cast<std::int32_t>(b);
+  }
+  for (const std::int32_t leaf : tables.leafOf)
+    if (leaf < 0) throw Error("tracers: the blocks leave part of the domain uncovered");
+  return tables;
+}
+
+void TracerSet::advect(const VelocityFieldView& field, int latticeSteps) { advectIn(field, latticeSteps); }
+void TracerSet::advect(const BlockVelocityView& field, int latticeSteps) { advectIn(field, latticeSteps); }
+
+template <class Field>
+void TracerSet::advectIn(const Field& field, int latticeSteps) {
   if (count_ == 0) return;
   if (latticeSteps <= 0) throw Error("tracers: a move covers at least one lattice step");
-  const AdvectTracers advect{field,           settings_.integrator, settings_.substeps, latticeSteps,
-                             positions_.data(), velocities_.data(), ages_.data(),       alive_.data()};
+  const AdvectTracers<Field> advect{field, settings_.integrator, settings_.substeps, latticeSteps,
+                                    positions_.data(), velocities_.data(), ages_.data(), alive_.data()};
 #if OCTOFLOW_HAVE_CUDA
   if (backend_ == exec::Backend::Cuda) return detail::advectTracersOnCuda(count_, advect);
 #endif

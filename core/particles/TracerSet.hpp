@@ -10,6 +10,7 @@
 #include "exec/Backend.hpp"
 #include "exec/Memory.hpp"
 #include "particles/TracerMotion.hpp"
+#include "sim/Simulation.hpp"
 #include "sim/SolverState.hpp"
 
 namespace octoflow::particles {
@@ -56,6 +57,14 @@ struct TracerSettings {
   int substeps = 1;              // integration steps per LBM step
 };
 
+// The tables a BlockVelocityView reads for the blocks of `grid` (host memory: the caller puts them
+// where the tracers move and points `view` at them), and its sizes.
+struct BlockTables {
+  std::vector<std::int32_t> meta, leafOf;
+  BlockVelocityView view;  // meta, leafOf and the fields left null
+};
+BlockTables blockTables(const sim::BlockGrid& grid);
+
 class TracerSet {
 public:
   TracerSet(exec::Backend backend, TracerSettings settings);
@@ -65,6 +74,7 @@ public:
   // `latticeSteps` LBM steps (lattice time units) of motion in `field` (in the backend's memory),
   // held fixed over them.
   void advect(const VelocityFieldView& field, int latticeSteps = 1);
+  void advect(const BlockVelocityView& field, int latticeSteps = 1);
   // Drops retired tracers and copies the live ones to the host.
   TracerView view();
 
@@ -78,6 +88,8 @@ public:
   Index refused() const { return refused_; }      // not released for lack of room (maxParticles)
 
 private:
+  template <class Field>
+  void advectIn(const Field& field, int latticeSteps);
   void compact();
 
   exec::Backend backend_;
@@ -117,7 +129,8 @@ struct GatherTracers {
     alive[n] = 1;
   }
 };
-void advectTracersOnCuda(Index count, const AdvectTracers& advect);
+void advectTracersOnCuda(Index count, const AdvectTracers<VelocityFieldView>& advect);
+void advectTracersOnCuda(Index count, const AdvectTracers<BlockVelocityView>& advect);
 void gatherTracersOnCuda(Index count, const GatherTracers& gather);
 }  // namespace detail
 

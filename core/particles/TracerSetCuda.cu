@@ -4,7 +4,12 @@
 
 namespace octoflow::particles::detail {
 
-void advectTracersOnCuda(Index count, const AdvectTracers& advect) { exec::CudaExecutor{}.parallelFor(count, advect); }
+void advectTracersOnCuda(Index count, const AdvectTracers<VelocityFieldView>& advect) {
+  exec::CudaExecutor{}.parallelFor(count, advect);
+}
+void advectTracersOnCuda(Index count, const AdvectTracers<BlockVelocityView>& advect) {
+  exec::CudaExecutor{}.parallelFor(count, advect);
+}
 void gatherTracersOnCuda(Index count, const GatherTracers& gather) { exec::CudaExecutor{}.parallelFor(count, gather); }
 
 }  // namespace octoflow::particles::detail

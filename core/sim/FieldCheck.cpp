@@ -26,6 +26,9 @@ std::string FieldLimit::describe() const {
 const BlockFieldSet& Simulation::fetchBlockFields(const std::vector<std::string>&) {
   throw Error("this solver has no blocks (fetchBlockFields called on a uniform grid)");
 }
+const BlockFieldSet& Simulation::workingBlockFields(const std::vector<std::string>&) {
+  throw Error("this solver has no blocks (workingBlockFields called on a uniform grid)");
+}
 
 std::string FieldFault::describe() const {
   char text[320];

@@ -86,10 +86,11 @@ struct BlockGrid {
   Index pointsPerBlock() const { return static_cast<Index>(blockNodes) * blockNodes * blockNodes; }
 };
 
-// Named host arrays over the points of every block of a BlockGrid (block after block, x fastest
-// in a block), held by the solver: valid until its next call.
+// Named arrays over the points of every block of a BlockGrid (block after block, x fastest in a
+// block), held by the solver: valid until its next call.
 struct BlockFieldSet {
   std::vector<FieldSet::Array> arrays;
+  const std::uint8_t* solid = nullptr;  // a byte a point, 1 inside an obstacle (null: none)
   const float* values(const std::string& name) const {
     for (const FieldSet::Array& array : arrays)
       if (array.name == name) return array.values;
@@ -142,10 +143,12 @@ public:
   virtual void restoreState(const StateSource& source) = 0;
 
   // Solvers with levels (octree AMR): the blocks, and host copies of the named fields on their
-  // points (the uniform grid of extent() is then level 0, its values taken from the finest block
+  // points (no `solid`) (the uniform grid of extent() is then level 0, its values taken from the finest block
   // holding each node). Null / never called for a uniform solver.
   virtual const BlockGrid* blockGrid() const { return nullptr; }
   virtual const BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names);
+  // The same where the solver lives (device memory on CUDA), for work done there (tracers).
+  virtual const BlockFieldSet& workingBlockFields(const std::vector<std::string>& names);
 
   virtual int rank() const { return 0; }
   virtual int ranks() const { return 1; }
