@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "OctreeFlow.hpp"
 #include "TestSupport.hpp"
 #include "exec/Memory.hpp"
 #include "particles/TracerSet.hpp"
@@ -67,4 +68,44 @@ TEST(TracerParity, CudaMatchesTheCpuReference) {
     // flow that stays far below a node.
     EXPECT_LT(worst, 1e-3);
   }
+}
+
+// Tracers in the blocks of an octree (BlockVelocityView): the CUDA path moves them as the CPU does
+// across three levels of a swirling field.
+TEST(TracerParity, OctreeTracersOnCudaMatchTheCpu) {
+  OCTO_SKIP_WITHOUT_GPU();
+  const octoflow::testing::OctreeFlow flow([](double x, double y, double z) {
+    return std::array<double, 3>{0.2 + 0.02 * std::sin(0.3 * y), 0.03 * std::cos(0.2 * x + 0.1 * z), 0.02 * std::sin(0.25 * x)};
+  });
+  std::vector<particles::TracerView> views;
+  std::vector<std::vector<float>> positions;
+  for (const exec::Backend backend : {exec::Backend::Cpu, exec::Backend::Cuda}) {
+    const exec::MemorySpace space = exec::workingSpace(backend);
+    exec::Buffer<float> velocity(space, flow.velocity.size());
+    velocity.copyFrom(flow.velocity.data(), flow.velocity.size());
+    exec::Buffer<std::int32_t> meta(space, flow.tables.meta.size()), leafOf(space, flow.tables.leafOf.size());
+    meta.copyFrom(flow.tables.meta.data(), flow.tables.meta.size());
+    leafOf.copyFrom(flow.tables.leafOf.data(), flow.tables.leafOf.size());
+    particles::BlockVelocityView view = flow.tables.view;
+    view.velocity = velocity.data();
+    view.meta = meta.data();
+    view.leafOf = leafOf.data();
+    particles::TracerSettings settings;
+    settings.sources = {particles::TracerSource::plane({1.0f, 1.0f, 1.0f}, {0.0f, 14.0f, 0.0f}, {0.0f, 0.0f, 14.0f}, 12, 12)};
+    settings.integrator = particles::Integrator::Rk4;
+    particles::TracerSet tracers(backend, settings);
+    ASSERT_EQ(tracers.release(0), 144);
+    for (int step = 0; step < 250; ++step) tracers.advect(view);
+    const particles::TracerView live = tracers.view();
+    positions.emplace_back(live.positions, live.positions + 3 * live.count);
+  }
+  ASSERT_EQ(positions[0].size(), positions[1].size());
+  ASSERT_GT(positions[0].size(), 100u);
+  float largest = 0.0f, furthest = 0.0f;
+  for (std::size_t n = 0; n < positions[0].size(); ++n) {
+    largest = std::max(largest, std::abs(positions[0][n] - positions[1][n]));
+    if (n % 3 == 0) furthest = std::max(furthest, positions[0][n]);
+  }
+  EXPECT_GT(furthest, 45.0f) << "the tracers crossed the refined middle";
+  EXPECT_LT(largest, 1e-3f);
 }

@@ -6,8 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "amr/BlockLinks.hpp"
-#include "amr/Octree.hpp"
+#include "OctreeFlow.hpp"
 #include "particles/TracerSet.hpp"
 
 using namespace octoflow;
@@ -145,49 +144,8 @@ TEST(Tracers, SourcesReleaseTheirShapesUpToTheCap) {
 // and balanced, a uniform flow carries a tracer across both refinement interfaces (coarse to
 // fine to finest and back) exactly, and a linear field is sampled alike on either side of an
 // interface: no jump where levels meet.
-namespace {
-
-struct OctreeFlow {
-  sim::BlockGrid grid;
-  std::vector<float> velocity;
-  BlockTables tables;
-
-  template <class F>
-  explicit OctreeFlow(F field) {
-    amr::Octree octree({4, 1, 1}, {false, false, false}, 2);
-    octree.refine({1, 2});
-    std::vector<int> finest;
-    for (std::size_t n = 0; n < octree.leafCount(); ++n)
-      if (octree.leaves()[n].level == 1 && (octree.leaves()[n].i == 3 || octree.leaves()[n].i == 4))
-        finest.push_back(static_cast<int>(n));
-    octree.refine(finest);
-    const amr::BlockLayout layout = amr::leafBlocks(octree);
-    grid.blockNodes = layout.blockNodes;
-    grid.levels = layout.levels;
-    grid.domainCells[0] = 64;
-    grid.domainCells[1] = grid.domainCells[2] = 16;
-    const int B = layout.blockNodes;
-    for (const amr::BlockPlacement& placement : layout.blocks) {
-      grid.blocks.push_back({placement.level, {placement.origin[0], placement.origin[1], placement.origin[2]}});
-      const double h = std::ldexp(1.0, -placement.level);
-      for (int k = 0; k < B; ++k)
-        for (int j = 0; j < B; ++j)
-          for (int i = 0; i < B; ++i) {
-            const auto v = field((placement.origin[0] + i) * h, (placement.origin[1] + j) * h, (placement.origin[2] + k) * h);
-            for (int a = 0; a < 3; ++a) velocity.push_back(static_cast<float>(v[a]));
-          }
-    }
-    tables = blockTables(grid);
-    tables.view.velocity = velocity.data();
-    tables.view.meta = tables.meta.data();
-    tables.view.leafOf = tables.leafOf.data();
-  }
-};
-
-}  // namespace
-
 TEST(Tracers, UniformFlowCrossesRefinementInterfacesExactly) {
-  const OctreeFlow flow([](double, double, double) { return std::array<double, 3>{0.25, 0.01, -0.02}; });
+  const octoflow::testing::OctreeFlow flow([](double, double, double) { return std::array<double, 3>{0.25, 0.01, -0.02}; });
   ASSERT_EQ(flow.grid.levels, 3);
   // The levels along the tracer's path (the leaf of each finest-level block, 4 cells long).
   const auto levelAt = [&](int x) { return flow.tables.meta[4 * static_cast<std::size_t>(flow.tables.leafOf[static_cast<std::size_t>(x / 4)])]; };
@@ -213,7 +171,7 @@ TEST(Tracers, UniformFlowCrossesRefinementInterfacesExactly) {
 }
 
 TEST(Tracers, AnOctreeFieldHasNoJumpWhereLevelsMeet) {
-  const OctreeFlow flow([](double x, double y, double z) {
+  const octoflow::testing::OctreeFlow flow([](double x, double y, double z) {
     return std::array<double, 3>{0.01 * x + 0.002 * y, 0.003 * z - 0.001 * x, 0.02 - 0.0005 * y};
   });
   // The interfaces at x = 16 (levels 0 | 1), 24 (1 | 2), 40 (2 | 1), 48 (1 | 0); and a place inside.
