@@ -112,7 +112,8 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
     result.refineDistance = reader.positive(*distance, "amr.refine_distance");
     if (result.refineDistance > 1e6) reader.fail("amr.refine_distance", "expected at most 1e6 level-0 spacings");
   }
-  result.kernel = reader.choice(table, "amr", "kernel", {"split", "naive"}) == "naive" ? AmrKernel::Naive : AmrKernel::Split;
+  const std::string kernel = reader.choice(table, "amr", "kernel", {"split", "streams", "naive"});
+  result.kernel = kernel == "naive" ? AmrKernel::Naive : kernel == "streams" ? AmrKernel::Streams : AmrKernel::Split;
 }
 
 }  // namespace
@@ -143,7 +144,8 @@ std::string AmrLbmCase::describe() const {
                 "%s BGK on an octree: %d level(s), %zu leaves of 17^3 points (%s a level), %.3g points, %lld in "
                 "obstacles, tau %.4g at level 0, %s kernels",
                 lbm::latticeName(flow.config.lattice), layout.levels, layout.blocks.size(), levels.c_str(), points, solid,
-                static_cast<double>(flow.config.tau), kernel == AmrKernel::Naive ? "naive" : "split");
+                static_cast<double>(flow.config.tau),
+                kernel == AmrKernel::Naive ? "naive" : kernel == AmrKernel::Streams ? "streams" : "split");
   return text;
 }
 

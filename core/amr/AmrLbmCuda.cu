@@ -4,9 +4,42 @@
 
 namespace octoflow::amr::detail {
 
+namespace {
+
+// The two streams of AmrKernel::Streams, made once. Blocking streams: each waits for the work
+// queued before on the default stream, and the default stream's next work waits for both. They do
+// not wait for each other: join() makes each wait for the other's step before its next one (the
+// next level's step reads what this one wrote).
+struct SplitStreams {
+  cudaStream_t inner = nullptr, shell = nullptr;
+  cudaEvent_t innerDone = nullptr, shellDone = nullptr;
+  SplitStreams() {
+    OCTO_CUDA_CHECK(cudaStreamCreate(&inner));
+    OCTO_CUDA_CHECK(cudaStreamCreate(&shell));
+    OCTO_CUDA_CHECK(cudaEventCreateWithFlags(&innerDone, cudaEventDisableTiming));
+    OCTO_CUDA_CHECK(cudaEventCreateWithFlags(&shellDone, cudaEventDisableTiming));
+  }
+  void join() const {
+    OCTO_CUDA_CHECK(cudaEventRecord(innerDone, inner));
+    OCTO_CUDA_CHECK(cudaEventRecord(shellDone, shell));
+    OCTO_CUDA_CHECK(cudaStreamWaitEvent(inner, shellDone, 0));
+    OCTO_CUDA_CHECK(cudaStreamWaitEvent(shell, innerDone, 0));
+  }
+};
+
+}  // namespace
+
 void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
                    const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight) {
-  stepLevelOn(exec::CudaExecutor{}, lattice, kernel, state, levelBlocks, blockCount, level, timeWeight);
+  if (kernel == AmrKernel::Streams) {
+    static const SplitStreams streams;
+    stepLevelOn(exec::CudaExecutor{streams.inner}, exec::CudaExecutor{streams.shell}, lattice, kernel, state,
+                levelBlocks, blockCount, level, timeWeight);
+    streams.join();
+    return;
+  }
+  stepLevelOn(exec::CudaExecutor{}, exec::CudaExecutor{}, lattice, kernel, state, levelBlocks, blockCount, level,
+              timeWeight);
 }
 
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out) {

@@ -5,9 +5,12 @@
 
 namespace octoflow::amr::detail {
 
+// `shellExecutor` launches the shells of the split kernels (a second stream on CUDA: the inner
+// points and the shells of a level read one array and write another, so they may run at once).
 template <class Executor>
-void stepLevelOn(const Executor& executor, lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
-                 const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight) {
+void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::LatticeKind lattice, AmrKernel kernel,
+                 const AmrLbmLevels& state, const std::int32_t* levelBlocks, std::int64_t blockCount, int level,
+                 float timeWeight) {
   withAmrLattice(lattice, [&](auto kind) {
     using L = decltype(kind);
     const AmrLevelStep<L> step{state, levelBlocks, level, timeWeight};
@@ -18,7 +21,7 @@ void stepLevelOn(const Executor& executor, lbm::LatticeKind lattice, AmrKernel k
     const std::int64_t inner =
         static_cast<std::int64_t>(state.blockNodes - 2) * (state.blockNodes - 2) * (state.blockNodes - 2);
     executor.parallelFor(blockCount * inner, AmrInnerStep<L>{step});
-    executor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L>{step});
+    shellExecutor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L>{step});
   });
 }
 
