@@ -61,8 +61,10 @@ int runAmrBenchmark(const AmrFlags& flags) {
     settings.kernel = amr::AmrKernel::Split;
   else if (flags.kernel == "streams")
     settings.kernel = amr::AmrKernel::Streams;
+  else if (flags.kernel == "classes")
+    settings.kernel = amr::AmrKernel::Classes;
   else
-    throw InputError("--kernel", "", "expected naive, split or streams, got '" + flags.kernel + "'");
+    throw InputError("--kernel", "", "expected naive, split, streams or classes, got '" + flags.kernel + "'");
   settings.lattice = lattice;
   settings.tau = 0.6;
   settings.backend = backend;
@@ -106,7 +108,8 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
   command.add_option("--leaves", flags->leaves, "leaves a side of level 0 (default 8: 512 leaves)");
   command.add_option("--levels", flags->levels, "levels, refined around the centre (default 1)");
   command.add_option("--kernel", flags->kernel, "naive (one kernel, every point through the links) | split (inner "
-                     "points and block shells apart; default) | streams (split, the two on CUDA streams at once)");
+                     "points and block shells apart; default) | streams (split, the two on CUDA streams at once) | classes (the shell as 26 "
+                     "templated position classes)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
   return [flags] { return runAmrBenchmark(*flags); };
 }

@@ -112,8 +112,11 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
     result.refineDistance = reader.positive(*distance, "amr.refine_distance");
     if (result.refineDistance > 1e6) reader.fail("amr.refine_distance", "expected at most 1e6 level-0 spacings");
   }
-  const std::string kernel = reader.choice(table, "amr", "kernel", {"split", "streams", "naive"});
-  result.kernel = kernel == "naive" ? AmrKernel::Naive : kernel == "streams" ? AmrKernel::Streams : AmrKernel::Split;
+  const std::string kernel = reader.choice(table, "amr", "kernel", {"split", "streams", "classes", "naive"});
+  result.kernel = kernel == "naive"     ? AmrKernel::Naive
+                  : kernel == "streams" ? AmrKernel::Streams
+                  : kernel == "classes" ? AmrKernel::Classes
+                                        : AmrKernel::Split;
 }
 
 }  // namespace
@@ -145,7 +148,10 @@ std::string AmrLbmCase::describe() const {
                 "obstacles, tau %.4g at level 0, %s kernels",
                 lbm::latticeName(flow.config.lattice), layout.levels, layout.blocks.size(), levels.c_str(), points, solid,
                 static_cast<double>(flow.config.tau),
-                kernel == AmrKernel::Naive ? "naive" : kernel == AmrKernel::Streams ? "streams" : "split");
+                kernel == AmrKernel::Naive     ? "naive"
+                : kernel == AmrKernel::Streams ? "streams"
+                : kernel == AmrKernel::Classes ? "classes"
+                                               : "split");
   return text;
 }
 

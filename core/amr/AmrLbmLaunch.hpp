@@ -21,7 +21,14 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
     const std::int64_t inner =
         static_cast<std::int64_t>(state.blockNodes - 2) * (state.blockNodes - 2) * (state.blockNodes - 2);
     executor.parallelFor(blockCount * inner, AmrInnerStep<L>{step});
-    shellExecutor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L>{step});
+    if (kernel != AmrKernel::Classes) {
+      shellExecutor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L>{step});
+      return;
+    }
+    forEachShellClass([&](auto gi, auto gj, auto gk) {
+      using Class = AmrShellClassStep<L, decltype(gi)::value, decltype(gj)::value, decltype(gk)::value>;
+      shellExecutor.parallelFor(blockCount * Class::pointsPerBlock(state.blockNodes), Class{step});
+    });
   });
 }
 

@@ -19,6 +19,7 @@
 // value loses where tau = 1. Coarse points come interpolated in space (a fine point lies on or
 // halfway between coarse points: cubic along the interface, docs/AMR.md) and linearly in time.
 #include <cstdint>
+#include <type_traits>
 
 #include "amr/BlockLinks.hpp"
 #include "common/Extent.hpp"
@@ -226,39 +227,60 @@ struct AmrLevelStep {
     return nullptr;
   }
 
-  // Pre-collision populations of point x (local point n) of `block`: population q from x - c_q,
+  // Population q of point x (local point n) of `block` before collision: pulled from x - c_q,
   // half-way bounce-back from walls and solid points.
-  OCTO_HD OCTO_INLINE void pullPopulations(std::int32_t block, const BlockPlacement& placement, const int (&x)[3], std::int64_t n,
-                               const float* source, float (&g)[L::Q]) const {
+  OCTO_HD OCTO_INLINE float pullOne(int q, std::int32_t block, const BlockPlacement& placement, const int (&x)[3],
+                                    std::int64_t n, const float* source) const {
     const int B = state.blockNodes;
+    const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
+    const int rx = regionOf(s[0], B), ry = regionOf(s[1], B), rz = regionOf(s[2], B);
+    if (isOwnRegion(rx, ry, rz)) return pullOwn(q, block, s, n, source);
+    const RegionLink& link = placement.links[regionIndex(rx, ry, rz)];
+    bool bounce = false;
+    float value = 0.0f;
+    if (link.block < 0) {
+      bounce = true;
+    } else if (link.levelShift == 0) {
+      const int c[3] = {s[0] + link.offset[0], s[1] + link.offset[1], s[2] + link.offset[2]};
+      if (solidAt(link.block, c[0], c[1], c[2]))
+        bounce = true;
+      else
+        value = population(source, link.block, q, state.point(c[0], c[1], c[2]));
+    } else {
+      const Rebuilt rebuilt = crossLevelPopulation(q, link, s[0], s[1], s[2]);
+      bounce = rebuilt.solid;
+      value = rebuilt.value;
+    }
+    // Half-way bounce-back: what this point sent towards a wall or solid point comes back.
+    return bounce ? population(source, block, L::opposite(q), n) : value;
+  }
+
+  // The same for a source s inside the block itself.
+  OCTO_HD OCTO_INLINE float pullOwn(int q, std::int32_t block, const int (&s)[3], std::int64_t n,
+                                    const float* source) const {
+    return solidAt(block, s[0], s[1], s[2]) ? population(source, block, L::opposite(q), n)
+                                            : population(source, block, q, state.point(s[0], s[1], s[2]));
+  }
+
+  // All populations of point x. A point of shell class (GI, GJ, GK) (each -1: on the block's lower
+  // face on that axis, +1: on its upper face, 0: between) knows at compile time which directions
+  // reach outside the block: the others read the block itself, with no region or link. (0, 0, 0):
+  // any point, every direction through the regions.
+  template <int GI = 0, int GJ = 0, int GK = 0>
+  OCTO_HD OCTO_INLINE void pullPopulations(std::int32_t block, const BlockPlacement& placement, const int (&x)[3],
+                                           std::int64_t n, const float* source, float (&g)[L::Q]) const {
+    constexpr bool classKnown = GI != 0 || GJ != 0 || GK != 0;
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
-      const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
-      const int rx = regionOf(s[0], B), ry = regionOf(s[1], B), rz = regionOf(s[2], B);
-      bool bounce = false;
-      if (isOwnRegion(rx, ry, rz)) {
-        if (solidAt(block, s[0], s[1], s[2]))
-          bounce = true;
-        else
-          g[q] = population(source, block, q, state.point(s[0], s[1], s[2]));
+      const bool leaves = (GI == -1 && L::c(q, 0) == 1) || (GI == 1 && L::c(q, 0) == -1) ||
+                          (GJ == -1 && L::c(q, 1) == 1) || (GJ == 1 && L::c(q, 1) == -1) ||
+                          (GK == -1 && L::c(q, 2) == 1) || (GK == 1 && L::c(q, 2) == -1);
+      if (classKnown && !leaves) {
+        const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
+        g[q] = pullOwn(q, block, s, n, source);
       } else {
-        const RegionLink& link = placement.links[regionIndex(rx, ry, rz)];
-        if (link.block < 0) {
-          bounce = true;
-        } else if (link.levelShift == 0) {
-          const int c[3] = {s[0] + link.offset[0], s[1] + link.offset[1], s[2] + link.offset[2]};
-          if (solidAt(link.block, c[0], c[1], c[2]))
-            bounce = true;
-          else
-            g[q] = population(source, link.block, q, state.point(c[0], c[1], c[2]));
-        } else {
-          const Rebuilt rebuilt = crossLevelPopulation(q, link, s[0], s[1], s[2]);
-          bounce = rebuilt.solid;
-          g[q] = rebuilt.value;
-        }
+        g[q] = pullOne(q, block, placement, x, n, source);
       }
-      // Half-way bounce-back: what this point sent towards a wall or solid point comes back.
-      if (bounce) g[q] = population(source, block, L::opposite(q), n);
     }
   }
 
@@ -280,7 +302,8 @@ struct AmrLevelStep {
   }
 
   // The step of any point x of `block`: the general path, which resolves every source through
-  // the block's links.
+  // the block's links (with a shell class, pullPopulations<GI, GJ, GK> for that class's points).
+  template <int GI = 0, int GJ = 0, int GK = 0>
   OCTO_HD OCTO_INLINE void updatePoint(std::int32_t block, const int (&x)[3]) const {
     const int B = state.blockNodes;
     const std::int64_t n = state.point(x[0], x[1], x[2]);
@@ -297,7 +320,7 @@ struct AmrLevelStep {
       return;
     }
     float g[L::Q];
-    pullPopulations(block, placement, x, n, state.post[state.parity[level]], g);
+    pullPopulations<GI, GJ, GK>(block, placement, x, n, state.post[state.parity[level]], g);
     finishPoint(block, n, g);
   }
 
@@ -386,6 +409,50 @@ struct AmrShellStep {
     step.updatePoint(step.levelBlocks[index / shell], x);
   }
 };
+
+// The shell cut into its 26 position classes (the seed's templates): class (GI, GJ, GK), each -1
+// (the block's lower face on that axis), +1 (its upper face) or 0 (the B - 2 points between), holds
+// (B - 2)^(axes at 0) points a block: 6 faces, 12 edges, 8 corners. Which directions leave the
+// block is known at compile time; the directions that stay read the block with no link.
+template <class L, int GI, int GJ, int GK>
+struct AmrShellClassStep {
+  AmrLevelStep<L> step;
+
+  OCTO_HD static constexpr int between() { return (GI == 0) + (GJ == 0) + (GK == 0); }
+  OCTO_HD static std::int64_t pointsPerBlock(int B) {
+    std::int64_t count = 1;
+    for (int axis = 0; axis < between(); ++axis) count *= B - 2;
+    return count;
+  }
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const int B = step.state.blockNodes;
+    const std::int64_t perBlock = pointsPerBlock(B);
+    int r = static_cast<int>(index % perBlock);
+    const int classes[3] = {GI, GJ, GK};
+    int x[3];
+    for (int axis = 0; axis < 3; ++axis) {
+      if (classes[axis] != 0) {
+        x[axis] = classes[axis] < 0 ? 0 : B - 1;
+      } else {
+        x[axis] = 1 + r % (B - 2);
+        r /= B - 2;
+      }
+    }
+    step.template updatePoint<GI, GJ, GK>(step.levelBlocks[index / perBlock], x);
+  }
+};
+
+// f(integral_constant GI, GJ, GK) for each of the 26 shell classes.
+template <int I = 0, class F>
+void forEachShellClass(const F& f) {
+  if constexpr (I < 27) {
+    if constexpr (I != 13)
+      f(std::integral_constant<int, I % 3 - 1>{}, std::integral_constant<int, (I / 3) % 3 - 1>{},
+        std::integral_constant<int, I / 9 - 1>{});
+    forEachShellClass<I + 1>(f);
+  }
+}
 
 // Density and velocity of every point of every block from its post-collision populations (the
 // momentum after a Guo-forced collision is rho u + F/2). `out`: densities of all points, then

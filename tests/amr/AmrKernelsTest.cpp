@@ -12,18 +12,18 @@
 using namespace octoflow;
 using namespace octoflow::amr;
 
-TEST(AmrLbm, InnerAndShellKernelsComputeWhatTheNaiveKernelComputes) {
+TEST(AmrLbm, InnerShellAndClassKernelsComputeWhatTheNaiveKernelComputes) {
   // Three levels, walls on two axes, a body force and a solid sphere across a level 1-2 interface:
   // every path of the step (fine interface points beside solid coarse points included). The
   // split launches the same point updates in another order, each on the same inputs: equal bits.
   Octree tree({3, 2, 2}, {true, false, false}, 2);
   tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0})});
   tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
-  std::vector<float> density[2], velocity[2];
-  for (int run = 0; run < 2; ++run) {
+  std::vector<float> density[3], velocity[3];
+  for (int run = 0; run < 3; ++run) {
     AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.58);
     settings.acceleration = {1e-5, 0.0, 0.0};
-    settings.kernel = run == 0 ? AmrKernel::Naive : AmrKernel::Split;
+    settings.kernel = run == 0 ? AmrKernel::Naive : run == 1 ? AmrKernel::Split : AmrKernel::Classes;
     AmrLbm amr(tree, settings, [](const double (&x)[3]) {
       return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
     });
@@ -57,4 +57,6 @@ TEST(AmrLbm, InnerAndShellKernelsComputeWhatTheNaiveKernelComputes) {
   }
   EXPECT_EQ(density[0], density[1]);
   EXPECT_EQ(velocity[0], velocity[1]);
+  EXPECT_EQ(density[0], density[2]) << "the 26 shell classes";
+  EXPECT_EQ(velocity[0], velocity[2]) << "the 26 shell classes";
 }
