@@ -109,7 +109,7 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
   command.add_option("--levels", flags->levels, "levels, refined around the centre (default 1)");
   command.add_option("--kernel", flags->kernel, "naive (one kernel, every point through the links) | split (inner "
                      "points and block shells apart; default) | streams (split, the two on CUDA streams at once) | classes (the shell as 26 "
-                     "templated position classes)");
+                     "templated position classes, one launch)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
   return [flags] { return runAmrBenchmark(*flags); };
 }

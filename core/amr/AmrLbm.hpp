@@ -18,8 +18,8 @@ namespace octoflow::amr {
 
 // How a level's step is launched: one kernel over every point (naive), or the points inside the
 // blocks and their outer shells apart (split: the inner kernel has no links at all), one after the
-// other or on two CUDA streams at once (streams; on the CPU: split), or the shells as 26 kernels,
-// one a position class, templated on it (classes).
+// other or on two CUDA streams at once (streams; on the CPU: split), or the shells cut into their
+// 26 position classes, each point's update templated on its class, in one launch (classes).
 enum class AmrKernel { Naive, Split, Streams, Classes };
 
 struct AmrLbmSettings {

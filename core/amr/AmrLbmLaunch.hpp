@@ -25,10 +25,14 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
       shellExecutor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L>{step});
       return;
     }
+    AmrShellClassesStep<L> classes{step};
+    int slot = 0;
     forEachShellClass([&](auto gi, auto gj, auto gk) {
       using Class = AmrShellClassStep<L, decltype(gi)::value, decltype(gj)::value, decltype(gk)::value>;
-      shellExecutor.parallelFor(blockCount * Class::pointsPerBlock(state.blockNodes), Class{step});
+      classes.firstIndex[slot + 1] = classes.firstIndex[slot] + blockCount * Class::pointsPerBlock(state.blockNodes);
+      ++slot;
     });
+    shellExecutor.parallelFor(classes.firstIndex[26], classes);
   });
 }
 

@@ -454,6 +454,34 @@ void forEachShellClass(const F& f) {
   }
 }
 
+// The 26 shell classes in one launch: the index runs over class 0's points of every block, then
+// class 1's, ... (forEachShellClass's order), so a warp holds one class but where two meet; each
+// point runs its class's templated update.
+template <class L>
+struct AmrShellClassesStep {
+  AmrLevelStep<L> step;
+  std::int64_t firstIndex[27] = {};  // the first index of each class (26: the total)
+
+  template <int I = 0>
+  OCTO_HD OCTO_INLINE void run(int shellClass, std::int64_t local) const {
+    if constexpr (I < 27) {
+      if constexpr (I != 13) {
+        if (shellClass == I) {
+          AmrShellClassStep<L, I % 3 - 1, (I / 3) % 3 - 1, I / 9 - 1>{step}(local);
+          return;
+        }
+      }
+      run<I + 1>(shellClass, local);
+    }
+  }
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    int slot = 0;
+    while (slot + 1 < 26 && index >= firstIndex[slot + 1]) ++slot;
+    run(slot < 13 ? slot : slot + 1, index - firstIndex[slot]);
+  }
+};
+
 // Density and velocity of every point of every block from its post-collision populations (the
 // momentum after a Guo-forced collision is rho u + F/2). `out`: densities of all points, then
 // their velocities (xyz per point).
