@@ -97,6 +97,11 @@ struct Hierarchy {
       }
   }
 
+  const CellBlock& blockAt(const sim::BlockGrid::Block& block) const {
+    return levels[static_cast<std::size_t>(block.level)].at(
+        {block.origin[0] / cells, block.origin[1] / cells, block.origin[2] / cells});
+  }
+
   // The values of field `f` in cell `cell` of level `level` (cell indices of that level, wrapped
   // across periodic faces, clamped at walls), from the finest level at or below `level` that
   // holds it.
@@ -124,7 +129,8 @@ struct Hierarchy {
 // (cell indices of its level): the ghost layer (vtkGhostType DUPLICATECELL) holds the values of
 // the cells around the block, at its level where they exist, else from the coarser level.
 vtkSmartPointer<vtkUniformGrid> makeBlock(const sim::BlockGrid& grid, int level, const Index (&first)[3], int ghost,
-                                          const Hierarchy& hierarchy, const std::vector<PointArray>& arrays) {
+                                          const CellBlock& own, const Hierarchy& hierarchy,
+                                          const std::vector<PointArray>& arrays) {
   const double spacing = std::ldexp(1.0, -level);
   const Index C = hierarchy.cells, side = C + 2 * ghost;
   auto block = vtkSmartPointer<vtkUniformGrid>::New();
@@ -142,8 +148,12 @@ vtkSmartPointer<vtkUniformGrid> makeBlock(const sim::BlockGrid& grid, int level,
     for (Index k = 0; k < side; ++k)
       for (Index j = 0; j < side; ++j)
         for (Index i = 0; i < side; ++i) {
+          const bool inside = i >= ghost && i < C + ghost && j >= ghost && j < C + ghost && k >= ghost && k < C + ghost;
           Index cell[3] = {first[0] - ghost + i, first[1] - ghost + j, first[2] - ghost + k};
-          const float* values = hierarchy.cellValues(grid, level, cell, f, components);
+          // The block's own cells directly; the ghost layer from the blocks around it.
+          const float* values =
+              inside ? own.fields[f].data() + ((i - ghost) + C * ((j - ghost) + C * (k - ghost))) * components
+                     : hierarchy.cellValues(grid, level, cell, f, components);
           std::copy(values, values + components, out + (i + side * (j + side * k)) * components);
         }
     block->GetCellData()->AddArray(array);
@@ -195,7 +205,7 @@ vtkSmartPointer<vtkNonOverlappingAMR> makeNonOverlappingAmr(const sim::BlockGrid
   std::vector<unsigned> next(perLevel.size(), 0);
   for (const auto& block : grid.blocks)
     amr->SetDataSet(static_cast<unsigned>(block.level), next[static_cast<std::size_t>(block.level)]++,
-                    makeBlock(grid, block.level, block.origin, 1, hierarchy, arrays));
+                    makeBlock(grid, block.level, block.origin, 1, hierarchy.blockAt(block), hierarchy, arrays));
   return amr;
 }
 

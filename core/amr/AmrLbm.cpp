@@ -188,7 +188,6 @@ const float* AmrLbm::workingMoments() {
 #if OCTOFLOW_HAVE_CUDA
   if (settings_.backend == exec::Backend::Cuda) {
     detail::momentsCuda(settings_.lattice, state_, blockCount, moments_.data());
-    detail::synchronizeCuda();
     return moments_.data();
   }
 #endif
@@ -202,7 +201,6 @@ void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, fl
 #if OCTOFLOW_HAVE_CUDA
   if (settings_.backend == exec::Backend::Cuda) {
     detail::gatherCuda(gather, count);
-    detail::synchronizeCuda();
     return;
   }
 #endif

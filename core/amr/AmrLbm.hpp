@@ -74,7 +74,9 @@ public:
   // half a spacing beyond the last points).
   double mass(const std::vector<float>& density) const;
   // Density (a value a point) then velocity (xyz a point) of every point, where the solver lives
-  // (device memory on CUDA), computed for the current state: valid until the next call.
+  // (device memory on CUDA), computed for the current state: valid until the next call. On CUDA the
+  // kernel is queued on the default stream, as everything that reads the result (copies to the
+  // host, tracers, isosurfaces, the watchdog): no wait here.
   const float* workingMoments();
   // Picks points of the current state where the solver lives: density[n] and velocity[3n..3n+2]
   // of point pointIndex[n] (index in block order, as workingMoments), for n < count; every array
