@@ -80,6 +80,20 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
                                               static_cast<float>(settings.acceleration[2]) * scale};
   }
 
+  state_.faces = settings.faces;
+  for (int axis = 0; axis < 3; ++axis) {
+    const std::size_t a = static_cast<std::size_t>(axis);
+    state_.domainCells[axis] = octree.rootBlocks()[a] * (layout_.blockNodes - 1);
+    if (octree.periodic()[a])
+      state_.faces.setAxisPeriodic(axis);
+    else if (settings.faces.periodic(axis))
+      throw std::invalid_argument(std::string("the faces make axis ") + "xyz"[axis] + " periodic, the octree does not");
+  }
+  for (int face = 0; face < lbm::kFaceCount; ++face) {
+    const lbm::FaceType type = state_.faces.face[face].type;
+    state_.faceRules = state_.faceRules || (type != lbm::FaceType::Wall && type != lbm::FaceType::Periodic);
+  }
+
   std::vector<std::int32_t> slots(blockCount, -1);
   std::int32_t sources = 0;
   for (std::size_t b = 0; b < blockCount; ++b)
@@ -107,6 +121,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   state_.blocks = blocks_.data();
   state_.sourceSlot = sourceSlot_.data();
   state_.solid = solid_.size() ? solid_.data() : nullptr;
+  if (state_.solid) findObstacleLinks(solidPoints);
   initialise([](const double (&)[3], float& density, float (&velocity)[3]) {
     density = 1.0f;
     velocity[0] = velocity[1] = velocity[2] = 0.0f;
@@ -246,32 +261,89 @@ void AmrLbm::restore(const AmrLbmSnapshot& snapshot) {
   step_ = snapshot.step;
 }
 
+// The part of point (i, j, k)'s dual cell that `block` holds: a point on a face shared with another
+// block has half its dual cell in each; on a wall (half a spacing beyond the point, half-way
+// bounce-back) or an open face the whole cell is the block's.
+double AmrLbm::sharedPart(const BlockPlacement& block, int i, int j, int k) const {
+  const int B = layout_.blockNodes;
+  const int local[3] = {i, j, k};
+  double part = 1.0;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (local[axis] != 0 && local[axis] != B - 1) continue;
+    int region[3] = {1, 1, 1};
+    region[axis] = local[axis] == 0 ? 0 : 3;
+    if (block.links[regionIndex(region[0], region[1], region[2])].block >= 0) part *= 0.5;
+  }
+  return part;
+}
+
 double AmrLbm::mass(const std::vector<float>& density) const {
   const int B = layout_.blockNodes;
   const std::int64_t points = layout_.pointsPerBlock();
   double total = 0.0;
   for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
     const BlockPlacement& block = layout_.blocks[b];
-    // A point on a face shared with another block has half its dual cell in each; on a wall (half a
-    // spacing beyond the point, half-way bounce-back) the whole cell is the block's.
-    double faceWeight[3][2];
-    for (int axis = 0; axis < 3; ++axis)
-      for (int side = 0; side < 2; ++side) {
-        int region[3] = {1, 1, 1};
-        region[axis] = side == 0 ? 0 : 3;
-        faceWeight[axis][side] = block.links[regionIndex(region[0], region[1], region[2])].block < 0 ? 1.0 : 0.5;
-      }
-    const auto weightOf = [&](int axis, int i) {
-      return i == 0 ? faceWeight[axis][0] : (i == B - 1 ? faceWeight[axis][1] : 1.0);
-    };
     double blockSum = 0.0;
     for (int k = 0; k < B; ++k)
       for (int j = 0; j < B; ++j)
         for (int i = 0; i < B; ++i)
-          blockSum += weightOf(0, i) * weightOf(1, j) * weightOf(2, k) *
+          blockSum += sharedPart(block, i, j, k) *
                       density[b * static_cast<std::size_t>(points) + static_cast<std::size_t>(i + B * (j + B * k))];
     total += std::ldexp(blockSum, -3 * block.level);
   }
+  return total;
+}
+
+// The fluid points whose step reflects populations from an obstacle, found with the step's own
+// decision (AmrLevelStep::reflectedByObstacle) on host copies of the blocks and the mask. Points a
+// coarser block holds (their state is the coarse level's) are that level's.
+void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
+  AmrLbmLevels host = state_;
+  host.blocks = layout_.blocks.data();
+  host.solid = solidPoints.data();
+  const int B = layout_.blockNodes;
+  lbm::withLattice(settings_.lattice, [&](auto lattice) {
+    using L = decltype(lattice);
+    if constexpr (L::dimensions == 3) {
+      for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
+        const BlockPlacement& block = layout_.blocks[b];
+        const AmrLevelStep<L> step{host, nullptr, block.level, 0.0f};
+        const std::int32_t index = static_cast<std::int32_t>(b);
+        for (int k = 0; k < B; ++k)
+          for (int j = 0; j < B; ++j)
+            for (int i = 0; i < B; ++i) {
+              const int x[3] = {i, j, k};
+              if (step.solidAt(index, i, j, k) || (block.level > 0 && step.coarserHolder(block, x))) continue;
+              AmrObstacleLink link;
+              for (int q = 1; q < L::Q; ++q)
+                if (step.reflectedByObstacle(q, index, block, x)) link.reflected |= 1u << q;
+              if (!link.reflected) continue;
+              link.point = static_cast<std::int64_t>(b) * layout_.pointsPerBlock() + host.point(i, j, k);
+              link.weight = static_cast<float>(std::ldexp(sharedPart(block, i, j, k), -2 * block.level));
+              obstacleLinks_.push_back(link);
+            }
+      }
+    }
+  });
+  const exec::MemorySpace space = exec::workingSpace(settings_.backend);
+  workingLinks_ = uploaded(space, obstacleLinks_);
+  linkForces_ = exec::Buffer<double>(space, 3 * obstacleLinks_.size());
+}
+
+std::array<double, 3> AmrLbm::obstacleForce() {
+  std::array<double, 3> total{0.0, 0.0, 0.0};
+  const std::int64_t count = static_cast<std::int64_t>(obstacleLinks_.size());
+  if (count == 0) return total;
+#if OCTOFLOW_HAVE_CUDA
+  if (settings_.backend == exec::Backend::Cuda)
+    detail::obstacleForceCuda(settings_.lattice, state_, workingLinks_.data(), count, linkForces_.data());
+  else
+#endif
+    detail::obstacleForceCpu(settings_.lattice, state_, workingLinks_.data(), count, linkForces_.data());
+  std::vector<double> perPoint(3 * obstacleLinks_.size());
+  linkForces_.copyTo(perPoint.data(), perPoint.size());
+  for (std::size_t entry = 0; entry < obstacleLinks_.size(); ++entry)
+    for (int axis = 0; axis < 3; ++axis) total[static_cast<std::size_t>(axis)] += perPoint[3 * entry + static_cast<std::size_t>(axis)];
   return total;
 }
 

@@ -29,6 +29,9 @@ struct AmrLbmSettings {
   lbm::Les les;
   exec::Backend backend = exec::Backend::Cpu;
   AmrKernel kernel = AmrKernel::Split;
+  // The domain's faces (periodic axes as the octree's; the others resting walls by default, or
+  // inlets, outlets and moving walls: lbm/FaceBoundaries.hpp, on every level).
+  lbm::FaceBoundaries faces;
 };
 
 // Density and velocity of a point, from its position in level-0 node coordinates.
@@ -83,6 +86,13 @@ public:
   // in the solver's working memory.
   void gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity);
 
+  // The force on the obstacles after the last step, by momentum exchange on the links the step
+  // reflects (every level's last sub-step; a link of level L carries h_L^2 = 4^-L of a level-0
+  // link's force, a point shared by blocks is counted once), level-0 lattice units, summed in
+  // a fixed order in double: the same on either backend.
+  std::array<double, 3> obstacleForce();
+  std::size_t obstacleLinkPoints() const { return obstacleLinks_.size(); }
+
   // The obstacle mask where the solver lives (a byte a point), or null without obstacles.
   const std::uint8_t* workingSolid() const { return solid_.size() ? solid_.data() : nullptr; }
 
@@ -92,6 +102,8 @@ public:
 
 private:
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, const SolidTest& solid);
+  void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
+  double sharedPart(const BlockPlacement& block, int i, int j, int k) const;
   void stepLevel(int level, float timeWeight);
   void advanceLevel(int level, float timeWeight);
 
@@ -107,6 +119,9 @@ private:
   exec::Buffer<float> pre_[2];
   std::vector<exec::Buffer<std::int32_t>> levelBlocks_;
   exec::Buffer<float> moments_;  // density then velocity, where the solver lives
+  std::vector<AmrObstacleLink> obstacleLinks_;
+  exec::Buffer<AmrObstacleLink> workingLinks_;
+  exec::Buffer<double> linkForces_;  // three values a link point
 };
 
 // The per-backend, per-lattice kernels (AmrLbmCpu.cpp, AmrLbmCuda.cu).
@@ -116,11 +131,15 @@ void stepLevelCpu(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 struct PointGather;
 void gatherCpu(const PointGather& gather, std::int64_t count);
+void obstacleForceCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
+                      std::int64_t count, double* force);
 #if OCTOFLOW_HAVE_CUDA
 void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
                    const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight);
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 void gatherCuda(const PointGather& gather, std::int64_t count);
+void obstacleForceCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
+                       std::int64_t count, double* force);
 // Waits for the kernels queued (advance() returns with the steps done, as on the CPU).
 void synchronizeCuda();
 #endif

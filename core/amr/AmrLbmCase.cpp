@@ -130,6 +130,7 @@ AmrLbmSettings AmrLbmCase::settings(exec::Backend backend) const {
   settings.les = flow.config.les;
   settings.backend = backend;
   settings.kernel = kernel;
+  settings.faces = flow.config.faces;
   return settings;
 }
 

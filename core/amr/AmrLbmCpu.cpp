@@ -15,4 +15,9 @@ void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_
 
 void gatherCpu(const PointGather& gather, std::int64_t count) { gatherOn(exec::CpuExecutor{}, gather, count); }
 
+void obstacleForceCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
+                     std::int64_t count, double* force) {
+  obstacleForceOn(exec::CpuExecutor{}, lattice, state, links, count, force);
+}
+
 }  // namespace octoflow::amr::detail

@@ -48,6 +48,11 @@ void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64
 
 void gatherCuda(const PointGather& gather, std::int64_t count) { gatherOn(exec::CudaExecutor{}, gather, count); }
 
+void obstacleForceCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
+                     std::int64_t count, double* force) {
+  obstacleForceOn(exec::CudaExecutor{}, lattice, state, links, count, force);
+}
+
 void synchronizeCuda() { OCTO_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 }  // namespace octoflow::amr::detail

@@ -63,6 +63,15 @@ struct PointGather {
 };
 
 template <class Executor>
+void obstacleForceOn(const Executor& executor, lbm::LatticeKind lattice, const AmrLbmLevels& state,
+                     const AmrObstacleLink* links, std::int64_t count, double* force) {
+  withAmrLattice(lattice, [&](auto kind) {
+    using L = decltype(kind);
+    executor.parallelFor(count, AmrObstacleForce<L>{state, links, force});
+  });
+}
+
+template <class Executor>
 void gatherOn(const Executor& executor, const PointGather& gather, std::int64_t count) {
   executor.parallelFor(count, gather);
 }

@@ -136,6 +136,12 @@ public:
     solver_.restore(snapshot);
   }
 
+  // forces.csv ([forces]): the force on the obstacles after the last step, level-0 lattice units.
+  sim::DiagnosticsLog diagnosticsLog() const override { return lbm::forcesLog(case_.flow); }
+  std::vector<double> diagnostics() override {
+    return lbm::forcesRow(case_.flow, step(), solver_.obstacleForce(), description_.dimensions);
+  }
+
   const std::vector<std::uint8_t>* solidMask() const override { return solidNodes_.empty() ? nullptr : &solidNodes_; }
 
   std::vector<sim::DerivedArray> physicalArrays(const sim::FieldSet& fields) const override {

@@ -24,6 +24,7 @@
 #include "amr/BlockLinks.hpp"
 #include "common/Extent.hpp"
 #include "lbm/Collision.hpp"
+#include "lbm/FaceBoundaries.hpp"
 
 namespace octoflow::amr {
 
@@ -43,12 +44,32 @@ struct AmrLbmLevels {
   float tau[kMaxLevels] = {};
   lbm::Vector3 acceleration[kMaxLevels];
   lbm::Les les;
+  // The domain's faces: resting walls unless `faceRules` (inlets, outlets, moving walls: the face
+  // rules of FaceBoundaries.hpp). Level 0 has domainCells cells an axis (nodes: + 1 where walled).
+  lbm::FaceBoundaries faces;
+  bool faceRules = false;
+  std::int32_t domainCells[3] = {0, 0, 0};
 
   OCTO_HD std::int64_t pointCount() const {
     return static_cast<std::int64_t>(blockNodes) * blockNodes * blockNodes;
   }
   OCTO_HD std::int64_t point(int i, int j, int k) const { return i + blockNodes * (j + blockNodes * std::int64_t{k}); }
 };
+
+// Density and velocity of point n of `block` (of `level`) from its post-collision populations in
+// `post` (the momentum after a Guo-forced collision is rho u + F/2).
+template <class L>
+OCTO_HD OCTO_INLINE lbm::NodeMoments pointMoments(const AmrLbmLevels& state, const float* post, std::int64_t block,
+                                                  std::int64_t n, int level) {
+  const std::int64_t count = state.pointCount();
+  float g[L::Q];
+  OCTO_UNROLL
+  for (int q = 0; q < L::Q; ++q) g[q] = post[(block * L::Q + q) * count + n];
+  const lbm::Vector3 backwards{-state.acceleration[level].x, -state.acceleration[level].y, -state.acceleration[level].z};
+  lbm::NodeMoments moments;
+  lbm::moments<L>(g, backwards, moments.rho, moments.u);
+  return moments;
+}
 
 template <class L>
 struct AmrLevelStep {
@@ -86,6 +107,60 @@ struct AmrLevelStep {
     return state.solid && state.solid[block * state.pointCount() + state.point(i, j, k)] != 0;
   }
 
+  // The coarse points a point s of this level is interpolated from (s in this block's frame, `link`
+  // to the coarser block holding it): per axis on a coarse point, or halfway between two: cubic
+  // through the two points on either side (-1, 9, 9, -1)/16 where the block holds them, else
+  // linear. Along the interface the cubic keeps the interpolation error below the coarse grid's own
+  // (a linear one, h^2 f''/8, is what a fine interface point would otherwise inherit). Near an
+  // obstacle: the cubic when none of its taps is solid, else the linear taps that are fluid, their
+  // weights renormalised (solid taps are skipped by the caller); false when all are solid.
+  struct CoarseTaps {
+    int count[3];
+    int index[3][4];
+    float weight[3][4];
+    float normalise;
+  };
+  OCTO_HD bool coarseTaps(const RegionLink& link, const int (&s)[3], CoarseTaps& taps) const {
+    const int B = state.blockNodes;
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool cubic = pass == 0;
+      for (int axis = 0; axis < 3; ++axis) {
+        const int doubled = s[axis] + link.offset[axis];  // >= 0 inside the coarse block
+        const int low = doubled >> 1;
+        if ((doubled & 1) == 0) {
+          taps.count[axis] = 1;
+          taps.index[axis][0] = low;
+          taps.weight[axis][0] = 1.0f;
+        } else if (cubic && low >= 1 && low + 2 <= B - 1) {
+          taps.count[axis] = 4;
+          for (int t = 0; t < 4; ++t) taps.index[axis][t] = low - 1 + t;
+          taps.weight[axis][0] = taps.weight[axis][3] = -1.0f / 16.0f;
+          taps.weight[axis][1] = taps.weight[axis][2] = 9.0f / 16.0f;
+        } else {
+          taps.count[axis] = 2;
+          taps.index[axis][0] = low;
+          taps.index[axis][1] = low + 1;
+          taps.weight[axis][0] = taps.weight[axis][1] = 0.5f;
+        }
+      }
+      float fluidWeight = 0.0f;
+      bool anySolid = false;
+      for (int c = 0; c < taps.count[2]; ++c)
+        for (int b = 0; b < taps.count[1]; ++b)
+          for (int a = 0; a < taps.count[0]; ++a) {
+            if (solidAt(link.block, taps.index[0][a], taps.index[1][b], taps.index[2][c]))
+              anySolid = true;
+            else
+              fluidWeight += taps.weight[0][a] * taps.weight[1][b] * taps.weight[2][c];
+          }
+      if (anySolid && cubic) continue;  // try the linear taps
+      if (!(fluidWeight > 0.0f)) return false;
+      taps.normalise = 1.0f / fluidWeight;
+      return true;
+    }
+    return false;
+  }
+
   // The pre-collision populations of point s of this level, rebuilt from the level `link` leads to
   // (s in this block's frame, the linked block holding the point; a coarser one read at `time`
   // between its old and current state). False where the source is solid.
@@ -99,60 +174,16 @@ struct AmrLevelStep {
       if (solidAt(link.block, c[0], c[1], c[2])) return false;
       addPreCollision(set, link.block, sourceLevel, c[0], c[1], c[2], 1.0f, -1.0f);
     } else {
-      // Coarser: per axis on a coarse point, or halfway between two: cubic through the two points on
-      // either side (-1, 9, 9, -1)/16 where the block holds them, else linear. Along the interface
-      // the cubic keeps the interpolation error below the coarse grid's own (a linear one,
-      // h^2 f''/8, is what a fine interface point would otherwise inherit). Near an obstacle: the
-      // cubic when none of its taps is solid, else the linear taps that are fluid, their weights
-      // renormalised; false when all are solid.
-      int index[3][4];
-      float weight[3][4];
-      int taps[3];
-      const int B = state.blockNodes;
-      for (int pass = 0; pass < 2; ++pass) {
-        const bool cubic = pass == 0;
-        for (int axis = 0; axis < 3; ++axis) {
-          const int doubled = s[axis] + link.offset[axis];  // >= 0 inside the coarse block
-          const int low = doubled >> 1;
-          if ((doubled & 1) == 0) {
-            taps[axis] = 1;
-            index[axis][0] = low;
-            weight[axis][0] = 1.0f;
-          } else if (cubic && low >= 1 && low + 2 <= B - 1) {
-            taps[axis] = 4;
-            for (int t = 0; t < 4; ++t) index[axis][t] = low - 1 + t;
-            weight[axis][0] = weight[axis][3] = -1.0f / 16.0f;
-            weight[axis][1] = weight[axis][2] = 9.0f / 16.0f;
-          } else {
-            taps[axis] = 2;
-            index[axis][0] = low;
-            index[axis][1] = low + 1;
-            weight[axis][0] = weight[axis][1] = 0.5f;
+      CoarseTaps taps;
+      if (!coarseTaps(link, s, taps)) return false;
+      for (int c = 0; c < taps.count[2]; ++c)
+        for (int b = 0; b < taps.count[1]; ++b)
+          for (int a = 0; a < taps.count[0]; ++a) {
+            const int i = taps.index[0][a], j = taps.index[1][b], k = taps.index[2][c];
+            if (solidAt(link.block, i, j, k)) continue;
+            addPreCollision(set, link.block, sourceLevel, i, j, k,
+                            taps.normalise * taps.weight[0][a] * taps.weight[1][b] * taps.weight[2][c], time);
           }
-        }
-        float fluidWeight = 0.0f;
-        bool anySolid = false;
-        for (int c = 0; c < taps[2]; ++c)
-          for (int b = 0; b < taps[1]; ++b)
-            for (int a = 0; a < taps[0]; ++a) {
-              if (solidAt(link.block, index[0][a], index[1][b], index[2][c]))
-                anySolid = true;
-              else
-                fluidWeight += weight[0][a] * weight[1][b] * weight[2][c];
-            }
-        if (anySolid && cubic) continue;  // try the linear taps
-        if (!(fluidWeight > 0.0f)) return false;
-        const float normalise = 1.0f / fluidWeight;
-        for (int c = 0; c < taps[2]; ++c)
-          for (int b = 0; b < taps[1]; ++b)
-            for (int a = 0; a < taps[0]; ++a) {
-              const int i = index[0][a], j = index[1][b], k = index[2][c];
-              if (solidAt(link.block, i, j, k)) continue;
-              addPreCollision(set, link.block, sourceLevel, i, j, k,
-                              normalise * weight[0][a] * weight[1][b] * weight[2][c], time);
-            }
-        break;
-      }
     }
     // Rescale the non-equilibrium part to this level, then collide with this level's relaxation.
     float rho;
@@ -227,6 +258,58 @@ struct AmrLevelStep {
     return nullptr;
   }
 
+  // Population q of point x of `block` arriving through the domain's faces (x - c_q lies beyond
+  // them): the face rules of FaceBoundaries.hpp with this point's moments of the previous step (and
+  // those of the point one step inward of an outflow face). Out of line, as the cross-level path.
+  OCTO_HD OCTO_NOINLINE float throughDomainFace(int q, std::int32_t block, const BlockPlacement& placement,
+                                                std::int64_t n, const float* source, int x0, int x1, int x2) const {
+    const int x[3] = {x0, x1, x2};
+    const float levelSpacing = 1.0f / static_cast<float>(1 << level);
+    unsigned crossed = 0, periodicAxes = 0;
+    float at[3];
+    Index wholeNodes[3];
+    for (int axis = 0; axis < 3; ++axis) {
+      const bool periodic = state.faces.periodic(axis);
+      periodicAxes |= periodic ? 1u << axis : 0u;
+      wholeNodes[axis] = state.domainCells[axis] + (periodic ? 0 : 1);
+      const int global = placement.origin[axis] + x[axis];
+      at[axis] = static_cast<float>(global) * levelSpacing;
+      const int from = global - L::c(q, axis);
+      if (periodic || L::c(q, axis) == 0) continue;
+      if (from < 0) crossed |= 1u << (2 * axis);
+      if (from > (state.domainCells[axis] << level)) crossed |= 1u << (2 * axis + 1);
+    }
+    const lbm::NodeMoments node = pointMoments<L>(state, source, block, n, level);
+    lbm::NodeMoments inner = node;
+    for (int face = 0; face < lbm::kFaceCount; ++face) {
+      if (!(crossed & (1u << face)) || state.faces.face[face].type != lbm::FaceType::Outflow) continue;
+      int inward[3] = {x[0], x[1], x[2]};
+      inward[face / 2] += face % 2 ? -1 : 1;
+      if (!solidAt(block, inward[0], inward[1], inward[2]))
+        inner = pointMoments<L>(state, source, block, state.point(inward[0], inward[1], inward[2]), level);
+    }
+    const Extent whole{wholeNodes[0], wholeNodes[1], wholeNodes[2]};
+    return lbm::incomingAcrossFaces<L>(state.faces, whole, periodicAxes, at,
+                                       population(source, block, L::opposite(q), n), q, crossed, node, inner);
+  }
+
+  // Whether population q of point x is reflected by an obstacle in this level's step: its source
+  // x - c_q is solid, as the pull below decides (a coarser source: every interpolation tap solid).
+  // Momentum exchange counts these links.
+  OCTO_HD bool reflectedByObstacle(int q, std::int32_t block, const BlockPlacement& placement, const int (&x)[3]) const {
+    const int B = state.blockNodes;
+    const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
+    const int rx = regionOf(s[0], B), ry = regionOf(s[1], B), rz = regionOf(s[2], B);
+    if (isOwnRegion(rx, ry, rz)) return solidAt(block, s[0], s[1], s[2]);
+    const RegionLink& link = placement.links[regionIndex(rx, ry, rz)];
+    if (link.block < 0) return false;
+    if (link.levelShift == 0) return solidAt(link.block, s[0] + link.offset[0], s[1] + link.offset[1], s[2] + link.offset[2]);
+    if (link.levelShift > 0)
+      return solidAt(link.block, 2 * s[0] + link.offset[0], 2 * s[1] + link.offset[1], 2 * s[2] + link.offset[2]);
+    CoarseTaps taps;
+    return !coarseTaps(link, s, taps);
+  }
+
   // Population q of point x (local point n) of `block` before collision: pulled from x - c_q,
   // half-way bounce-back from walls and solid points.
   OCTO_HD OCTO_INLINE float pullOne(int q, std::int32_t block, const BlockPlacement& placement, const int (&x)[3],
@@ -239,6 +322,7 @@ struct AmrLevelStep {
     bool bounce = false;
     float value = 0.0f;
     if (link.block < 0) {
+      if (state.faceRules) return throughDomainFace(q, block, placement, n, source, x[0], x[1], x[2]);
       bounce = true;
     } else if (link.levelShift == 0) {
       const int c[3] = {s[0] + link.offset[0], s[1] + link.offset[1], s[2] + link.offset[2]};
@@ -496,19 +580,49 @@ struct AmrMoments {
     const std::int64_t block = index / count;
     const std::int64_t n = index % count;
     const int level = state.blocks[block].level;
-    const float* post = state.post[state.parity[level]];
-    float g[L::Q];
-    OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) g[q] = post[(block * L::Q + q) * count + n];
-    const lbm::Vector3 backwards{-state.acceleration[level].x, -state.acceleration[level].y,
-                                 -state.acceleration[level].z};
-    float rho;
-    lbm::Vector3 u;
-    lbm::moments<L>(g, backwards, rho, u);
+    const lbm::NodeMoments moments = pointMoments<L>(state, state.post[state.parity[level]], block, n, level);
+    const float rho = moments.rho;
+    const lbm::Vector3& u = moments.u;
     out[index] = rho;
     out[totalPoints + 3 * index] = u.x;
     out[totalPoints + 3 * index + 1] = u.y;
     out[totalPoints + 3 * index + 2] = u.z;
+  }
+};
+
+// A fluid point next to an obstacle: the populations its step reflects (bit q: population q comes
+// back from the obstacle) and its share of the force (the part of its dual cell its block holds,
+// times h_L^2: the momentum of a level-L link over the level's time step, in level-0 units).
+struct AmrObstacleLink {
+  std::int64_t point = 0;  // block * B^3 + local point
+  std::uint32_t reflected = 0;
+  float weight = 1.0f;
+};
+
+// Momentum exchange at the link points (Ladd 1994; Krueger et al. eq. 11.8): population
+// p = opposite(q) of a reflected link, sent into the obstacle, came back reversed in the level's
+// last step and gave it 2 c_p f_p; f_p (weight plus the stored deviation) is the point's
+// post-collision value of the step before, the array that step read. Three values a link point.
+template <class L>
+struct AmrObstacleForce {
+  AmrLbmLevels state;
+  const AmrObstacleLink* links = nullptr;
+  double* force = nullptr;
+
+  OCTO_HD void operator()(std::int64_t entry) const {
+    const AmrObstacleLink link = links[entry];
+    const std::int64_t count = state.pointCount();
+    const std::int64_t block = link.point / count, n = link.point % count;
+    const float* post = state.post[1 - state.parity[state.blocks[block].level]];
+    double f[3] = {0.0, 0.0, 0.0};
+    OCTO_UNROLL
+    for (int q = 1; q < L::Q; ++q) {
+      if (!(link.reflected & (1u << q))) continue;
+      const int p = L::opposite(q);
+      const double value = static_cast<double>(L::w(p)) + post[(block * L::Q + p) * count + n];
+      for (int axis = 0; axis < 3; ++axis) f[axis] += 2.0 * L::c(p, axis) * value;
+    }
+    for (int axis = 0; axis < 3; ++axis) force[3 * entry + axis] = link.weight * f[axis];
   }
 };
 

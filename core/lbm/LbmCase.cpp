@@ -334,13 +334,13 @@ void readFlowTables(const CaseReader& reader, const io::CaseDescription& descrip
   for (int axis = 0; axis < 3; ++axis)
     if (description.periodic[static_cast<std::size_t>(axis)]) result.config.faces.setAxisPeriodic(axis);
   readObstacles(reader, description, result);
+  readBoundaries(reader, description, result);
+  readForcesTable(reader, description, result);
 }
 
 std::unique_ptr<sim::SolverCase> parseLbmCase(const CaseReader& reader, io::CaseDescription& description) {
   auto result = std::make_unique<LbmCase>();
   readFlowTables(reader, description, *result);
-  readBoundaries(reader, description, *result);
-  readForcesTable(reader, description, *result);
   rasterizeObstacles(reader, description, *result);
   return result;
 }

@@ -44,8 +44,9 @@ public:
                                           const sim::CreateOptions& options) const override;
 };
 
-// The tables the uniform and the octree LBM read alike ([units], [lbm], [[obstacle]], the
-// obstacles not rasterised) into `result` (config.extent and periodic faces from [domain]).
+// The tables the uniform and the octree LBM read alike ([units], [lbm], [[obstacle]] (not
+// rasterised), [[boundary]], [forces]) into `result` (config.extent and periodic faces from
+// [domain]).
 void readFlowTables(const io::CaseReader& reader, const io::CaseDescription& description, LbmCase& result);
 
 // Parses the LBM's tables of a case (the registry's entry).

@@ -129,32 +129,16 @@ public:
     return 1;
   }
 
-  sim::DiagnosticsLog diagnosticsLog() const override {
-    sim::DiagnosticsLog log;
-    log.fileName = "forces.csv";
-    log.every = case_.forces.every;
-    log.columns = {"step", "fx", "fy", "fz", "cd", "cl"};
-    if (case_.units.given) log.columns.insert(log.columns.end(), {"time_s", "fx_N", "fy_N", "fz_N"});
-    return log;
-  }
+  sim::DiagnosticsLog diagnosticsLog() const override { return forcesLog(case_); }
 
-  // The force on the obstacles in the last step; with [units], the time and the force in SI (N,
-  // N/m per unit depth in 2D).
+  // The force on the obstacles in the last step.
   std::vector<double> diagnostics() override {
 #if OCTOFLOW_HAVE_MPI
     const std::array<double, 3> force = distributed_ ? distributed_->obstacleForce() : solver_->obstacleForce();
 #else
     const std::array<double, 3> force = solver_->obstacleForce();
 #endif
-    const int dimensions = description_.dimensions;
-    std::vector<double> row = {static_cast<double>(step()), force[0], force[1], force[2],
-                               case_.forces.coefficient(force[0], dimensions),
-                               case_.forces.coefficient(force[1], dimensions)};
-    const io::PhysicalUnits& units = case_.units;
-    if (units.given)
-      row.insert(row.end(), {step() * units.timeStep(), units.toSiForce(force[0], dimensions),
-                             units.toSiForce(force[1], dimensions), units.toSiForce(force[2], dimensions)});
-    return row;
+    return forcesRow(case_, step(), force, description_.dimensions);
   }
 
   const std::vector<std::uint8_t>* solidMask() const override { return case_.solidMask(); }
@@ -213,6 +197,26 @@ std::vector<sim::DerivedArray> flowPhysicalArrays(const io::PhysicalUnits& units
 std::vector<std::pair<std::string, double>> flowFileMetadata(const io::PhysicalUnits& units, Index step) {
   if (!units.given) return {};
   return {{"dx_m", units.length}, {"dt_s", units.timeStep()}, {"density_kg_m3", units.density}, {"time_s", step * units.timeStep()}};
+}
+
+sim::DiagnosticsLog forcesLog(const LbmCase& lbmCase) {
+  sim::DiagnosticsLog log;
+  log.fileName = "forces.csv";
+  log.every = lbmCase.forces.every;
+  log.columns = {"step", "fx", "fy", "fz", "cd", "cl"};
+  if (lbmCase.units.given) log.columns.insert(log.columns.end(), {"time_s", "fx_N", "fy_N", "fz_N"});
+  return log;
+}
+
+std::vector<double> forcesRow(const LbmCase& lbmCase, Index step, const std::array<double, 3>& force, int dimensions) {
+  std::vector<double> row = {static_cast<double>(step), force[0], force[1], force[2],
+                             lbmCase.forces.coefficient(force[0], dimensions),
+                             lbmCase.forces.coefficient(force[1], dimensions)};
+  const io::PhysicalUnits& units = lbmCase.units;
+  if (units.given)
+    row.insert(row.end(), {step * units.timeStep(), units.toSiForce(force[0], dimensions),
+                           units.toSiForce(force[1], dimensions), units.toSiForce(force[2], dimensions)});
+  return row;
 }
 
 std::unique_ptr<sim::Simulation> wrapUniformSolver(const io::CaseDescription& description, const LbmCase& lbmCase,

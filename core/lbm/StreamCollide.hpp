@@ -52,12 +52,9 @@ struct GridView {
   OCTO_HD std::uint8_t kindOf(Index node) const { return kind ? kind[node] : std::uint8_t{kBulkNode}; }
 };
 
-// Density and velocity of a node after a step's collision: what the wall and outlet rules of the
-// next step need of a boundary node (and of the node inward of an outflow face).
-struct NodeMoments {
-  float rho = 1.0f;
-  Vector3 u;
-};
+// NodeMoments (FaceBoundaries.hpp): a node's density and velocity after a step's collision, what
+// the wall and outlet rules of the next step need of a boundary node (and of the node inward of an
+// outflow face).
 
 // A node with at least one population arriving by reflection, or one whose velocity an outflow
 // rule needs. Built on the host (findBoundaryNodes), handed to the boundary kernels as a list.
@@ -162,56 +159,15 @@ OCTO_HD OCTO_INLINE unsigned crossedFaces(const GridView& grid, const std::int32
   return faces;
 }
 
-// The population q arriving at a node through the faces in `faces` (a bit per face), given the
-// node's own reflected f*_opposite(q). Walls of every kind reflect it half-way (Ladd 1994);
-// moving walls and velocity inlets add 2 w_q rho_w (c_q . u_w) / cs^2 (Krueger et al., The
-// Lattice Boltzmann Method (2017), eq. 5.27) with rho_w the node's density (an inlet: rho_0 = 1,
-// a fixed mass flux), summed over every such face the link crosses: at a resting or tangentially
-// moving wall these terms cancel over the links of each node, so walls keep the mass exactly. A
-// pressure outlet applies anti-bounce-back, f_q = -f*_qbar + 2 w_q rho_out [1 + 4.5 (c_q.u)^2 -
-// 1.5 u^2] (Krueger eq. 5.53) with u the node's velocity; an outflow face holds the reference
-// density rho_0 = 1 with the velocity of the node one step inward (zero normal gradient of the
-// velocity at a fixed pressure, the usual outflow of incompressible solvers). The node's moments
-// are those of its previous step. Walls take precedence over open faces at edges and corners.
+// The population q arriving at a node through the faces in `faces` (FaceBoundaries.hpp); the
+// node's moments are those of its previous step.
 template <class L>
 OCTO_HD OCTO_INLINE float incomingAcrossFaces(const GridView& grid, float reflected, const std::int32_t (&position)[3],
                                               int q, unsigned faces, const NodeMoments& node,
                                               const NodeMoments& inner) {
-  bool wall = false, moving = false, inlet = false;
-  int openFace = -1;
-  Vector3 wallVelocity;
   const Placement& place = grid.placement;
   const Index at[3] = {position[0] + place.origin[0], position[1] + place.origin[1], position[2] + place.origin[2]};
-  for (int face = 0; face < kFaceCount; ++face) {
-    if (!(faces & (1u << face))) continue;
-    const FaceCondition& condition = grid.faces.face[face];
-    switch (condition.type) {
-      case FaceType::MovingWall:
-      case FaceType::Velocity: {
-        const Vector3 v = faceVelocity(condition, face, place.whole, place.periodicAxes, at);
-        wallVelocity = Vector3{wallVelocity.x + v.x, wallVelocity.y + v.y, wallVelocity.z + v.z};
-        moving = true;
-        wall = true;
-        inlet = inlet || condition.type == FaceType::Velocity;
-        break;
-      }
-      case FaceType::Pressure:
-      case FaceType::Outflow: openFace = face; break;
-      default: wall = true; break;
-    }
-  }
-  if (wall || openFace < 0) {
-    if (!moving) return reflected;
-    // An inlet injects the reference density: its mass flux rho_0 u is fixed, so the density
-    // in the domain cannot feed back into it (and grow) when the outlet is an outflow face.
-    const float wallDensity = inlet ? 1.0f : node.rho;
-    return reflected + 6.0f * L::w(q) * wallDensity * dot(velocityOf<L>(q), wallVelocity);
-  }
-  const FaceCondition& open = grid.faces.face[openFace];
-  const Vector3 outletVelocity = open.type == FaceType::Outflow ? inner.u : node.u;
-  const float cu = dot(velocityOf<L>(q), outletVelocity);
-  return -reflected +
-         2.0f * L::w(q) * (open.density * (1.0f + 4.5f * cu * cu - 1.5f * dot(outletVelocity, outletVelocity)) - 1.0f);
+  return incomingAcrossFaces<L>(grid.faces, place.whole, place.periodicAxes, at, reflected, q, faces, node, inner);
 }
 
 // The populations that arrive at a boundary node in a step: from the neighbours as in the bulk,

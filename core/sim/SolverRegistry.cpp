@@ -11,7 +11,7 @@ const std::vector<SolverEntry>& solvers() {
       {"lbm", "uniform lattice Boltzmann (D2Q9/D3Q19/D3Q27)", {"lbm", "units", "boundary", "obstacle", "forces"},
        &lbm::parseLbmCase},
       {"lbm-amr", "octree AMR lattice Boltzmann (D3Q19/D3Q27, static refinement around obstacles)",
-       {"lbm", "units", "obstacle", "amr"}, &amr::parseAmrLbmCase},
+       {"lbm", "units", "boundary", "obstacle", "forces", "amr"}, &amr::parseAmrLbmCase},
       {"phasefield", "phase-field dendritic solidification (Kobayashi model, pure Ni)", {"phasefield", "diagnostics"},
        &phasefield::parsePhaseFieldCase},
   };
