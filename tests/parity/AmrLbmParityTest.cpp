@@ -2,6 +2,7 @@
 // solid sphere, after 200 steps of level 0 (800 of the finest level).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <cstdio>
@@ -25,7 +26,8 @@ Octree threeLevelTree() {
 
 // Runs the case on both backends; returns the largest change of the CPU run's velocity from its
 // initial field.
-double runBoth(lbm::LatticeKind lattice, std::vector<float> (&density)[2], std::vector<float> (&velocity)[2]) {
+double runBoth(lbm::LatticeKind lattice, std::vector<float> (&density)[2], std::vector<float> (&velocity)[2],
+               std::array<double, 3> (&force)[2]) {
   double largestChange = 0.0;
   const Octree tree = threeLevelTree();
   for (int backend = 0; backend < 2; ++backend) {
@@ -34,6 +36,10 @@ double runBoth(lbm::LatticeKind lattice, std::vector<float> (&density)[2], std::
     settings.tau = 0.56;
     settings.acceleration = {2e-5, 0.0, 0.0};
     settings.backend = backend == 0 ? exec::Backend::Cpu : exec::Backend::Cuda;
+    // The face rules on the walled axes: a wall sliding along x at y-, an outflow face at z+.
+    settings.faces.face[2].type = lbm::FaceType::MovingWall;
+    settings.faces.face[2].velocity = lbm::Vector3{0.02f, 0.0f, 0.0f};
+    settings.faces.face[5].type = lbm::FaceType::Outflow;
     // A sphere of radius 5 around (24, 8, 8) (level-0 nodes): solid points on levels 1 and 2.
     AmrLbm amr(tree, settings, [](const double (&x)[3]) {
       return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
@@ -47,6 +53,7 @@ double runBoth(lbm::LatticeKind lattice, std::vector<float> (&density)[2], std::
     amr.initialise(initial);
     amr.advance(200);
     amr.fetchMoments(density[backend], velocity[backend]);
+    force[backend] = amr.obstacleForce();
     if (backend != 0) continue;
     const int B = amr.layout().blockNodes;
     for (std::size_t b = 0; b < amr.layout().blocks.size(); ++b)
@@ -69,7 +76,8 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
   OCTO_SKIP_WITHOUT_GPU();
   for (lbm::LatticeKind lattice : {lbm::LatticeKind::D3Q19, lbm::LatticeKind::D3Q27}) {
     std::vector<float> density[2], velocity[2];
-    const double change = runBoth(lattice, density, velocity);
+    std::array<double, 3> force[2];
+    const double change = runBoth(lattice, density, velocity, force);
     ASSERT_EQ(density[0].size(), density[1].size());
     double worstDensity = 0.0, worstVelocity = 0.0;
     for (std::size_t p = 0; p < density[0].size(); ++p) {
@@ -85,6 +93,13 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
     // few ulps per step that the flow carries along, far below the flow's own variations (1e-3).
     EXPECT_LT(worstDensity, 2e-5) << lbm::latticeName(lattice);
     EXPECT_LT(worstVelocity, 2e-5) << lbm::latticeName(lattice);
+    std::printf("%s: force on the sphere, CPU (%.6e, %.6e, %.6e), CUDA (%.6e, %.6e, %.6e)\n", lbm::latticeName(lattice),
+                force[0][0], force[0][1], force[0][2], force[1][0], force[1][1], force[1][2]);
+    const double scale = std::abs(force[0][0]) + std::abs(force[0][1]) + std::abs(force[0][2]);
+    EXPECT_GT(scale, 1e-3);
+    for (int axis = 0; axis < 3; ++axis)
+      EXPECT_NEAR(force[0][static_cast<std::size_t>(axis)], force[1][static_cast<std::size_t>(axis)], 1e-4 * scale)
+          << lbm::latticeName(lattice) << " axis " << axis;
   }
 }
 
