@@ -5,7 +5,7 @@
 # its drag coefficient (the mean of forces.csv's cd over the last quarter of the run), the speed-up
 # and the drag difference.
 #   bench/sphere_time_to_solution.sh [octoflow binary] [backend] [output directory]
-set -euo pipefail
+set -uo pipefail
 octoflow=${1:-build/bin/octoflow}
 backend=${2:-cuda}
 out=${3:-out/sphere_re100}

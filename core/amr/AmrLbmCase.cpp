@@ -190,8 +190,13 @@ std::unique_ptr<sim::SolverCase> parseAmrLbmCase(const CaseReader& reader, io::C
   if (lbm::latticeDimensions(config.lattice) != 3)
     reader.fail("lbm.lattice", "the octree LBM runs D3Q19 or D3Q27 (3D domains)");
   if (config.collision != lbm::CollisionKind::Bgk)
-    reader.fail("lbm.collision", "the octree LBM runs \"bgk\" (with les = \"smagorinsky\" or \"csm\"); trt and mrt run "
+    reader.fail("lbm.collision", "the octree LBM runs \"bgk\" (with les = \"smagorinsky\" if wanted); trt and mrt run "
                                  "with case.solver = \"lbm\"");
+  // CSM's eddy viscosity needs the velocity gradient by finite differences, which the octree's
+  // kernels do not compute: without it the model would silently be no model.
+  if (config.les.model == lbm::LesModel::Csm)
+    reader.fail("lbm.les", "the octree LBM runs les = \"none\" or \"smagorinsky\"; \"csm\" (it needs the velocity "
+                           "gradient) runs with case.solver = \"lbm\"");
   if (config.storage != lbm::StorageKind::Fp32) reader.fail("lbm.storage", "the octree LBM stores \"fp32\"");
   std::array<int, 3> rootBlocks{};
   std::array<bool, 3> periodic{};

@@ -68,7 +68,8 @@ void readUnitsTable(const CaseReader& reader, const io::CaseDescription&, LbmCas
 void readLbmTable(const CaseReader& reader, const io::CaseDescription& common, LbmCase& result) {
   const toml::table* table = reader.table("lbm", true);
   reader.checkKeys(*table, "lbm",
-                   {"lattice", "collision", "trt_magic", "les", "les_constant", "storage", "tau", "viscosity", "body_force"});
+                   {"lattice", "collision", "trt_magic", "les", "les_constant", "storage", "tau", "viscosity", "body_force",
+                    "initial_velocity"});
   const std::string lattice = reader.choice(table, "lbm", "lattice", {"D2Q9", "D3Q19", "D3Q27"}, true);
   result.config.lattice = lattice == "D2Q9"    ? LatticeKind::D2Q9
                        : lattice == "D3Q19" ? LatticeKind::D3Q19
@@ -125,6 +126,12 @@ void readLbmTable(const CaseReader& reader, const io::CaseDescription& common, L
   }
   if (const toml::node* force = table->get("body_force"))
     result.config.acceleration = finiteVector(reader, *force, "lbm.body_force", common.dimensions);
+  if (const toml::node* start = table->get("initial_velocity")) {
+    result.config.initialVelocity = finiteVector(reader, *start, "lbm.initial_velocity", common.dimensions);
+    const Vector3& u = result.config.initialVelocity;
+    if (!(std::sqrt(dot(u, u)) < 0.3f))
+      reader.fail("lbm.initial_velocity", "expected a speed below 0.3 (lattice units: the Mach number stays low)");
+  }
 }
 
 void readBoundaries(const CaseReader& reader, const io::CaseDescription& common, LbmCase& result) {

@@ -379,14 +379,15 @@ template <class L, class S>
 struct InitializeEquilibrium {
   Index nodeCount;
   const float* density;
-  const float* velocity;
+  const float* velocity;  // null: `uniformVelocity` everywhere
+  Vector3 uniformVelocity;
   typename S::Value* populations;
   LesVelocityValue* lesVelocity = nullptr;  // CSM: the velocity field the first step's gradients read
 
   OCTO_HD void operator()(Index node) const {
     const float rho = density ? density[node] : 1.0f;
     const Vector3 u = velocity ? Vector3{velocity[3 * node], velocity[3 * node + 1], velocity[3 * node + 2]}
-                               : Vector3{};
+                               : uniformVelocity;
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) slot(populations, q, nodeCount)[node] = S::store(equilibriumDeviation<L>(q, rho, u));
     if (lesVelocity) {
@@ -397,19 +398,46 @@ struct InitializeEquilibrium {
   }
 };
 
-// The boundary list's moments for the first step: those of the initial state.
-struct InitializeBoundaryMoments {
+// The boundary list's moments for the first step: those of the initial state; and the slots of
+// its reflected links. The first step is even: it takes a node's slots as the populations that
+// have arrived (the initial equilibrium, feq_q in slot q), except that on a reflected link it
+// applies the face rule to slot q, which every later step finds holding f*_opposite(q) (the top
+// of this file). So slot q starts as the value the face rule turns into feq_q: feq_q itself for
+// an obstacle or a resting wall, feq_q less the wall's momentum for a moving wall or an inlet,
+// and so on; the rules are affine in that value, so two evaluations invert them. A stream set at
+// an inlet's velocity then flows on unchanged from the first step.
+template <class L, class S>
+struct InitializeBoundaryNodes {
+  GridView grid;
   const BoundaryNode* nodes;
   const float* density;
-  const float* velocity;
+  const float* velocity;  // null: `uniformVelocity` everywhere
+  Vector3 uniformVelocity;
   NodeMoments* moments;
+  typename S::Value* populations;
 
-  OCTO_HD void operator()(Index entry) const {
-    const Index node = nodes[entry].node;
+  OCTO_HD NodeMoments initialMoments(Index node) const {
     NodeMoments m;
     if (density) m.rho = density[node];
-    if (velocity) m.u = Vector3{velocity[3 * node], velocity[3 * node + 1], velocity[3 * node + 2]};
+    m.u = velocity ? Vector3{velocity[3 * node], velocity[3 * node + 1], velocity[3 * node + 2]} : uniformVelocity;
+    return m;
+  }
+
+  OCTO_HD void operator()(Index entry) const {
+    const BoundaryNode& b = nodes[entry];
+    const NodeMoments m = initialMoments(b.node);
     moments[entry] = m;
+    const NodeMoments inner = b.inner >= 0 ? initialMoments(nodes[b.inner].node) : m;
+    OCTO_UNROLL
+    for (int q = 1; q < L::Q; ++q) {
+      if (!(b.reflected & (1u << q))) continue;
+      const unsigned faces = crossedFaces<L>(grid, b.position, q);
+      if (!faces) continue;  // an obstacle: slot q keeps feq_q
+      const float arrived = equilibriumDeviation<L>(q, m.rho, m.u);
+      const float offset = incomingAcrossFaces<L>(grid, 0.0f, b.position, q, faces, m, inner);
+      const float sign = incomingAcrossFaces<L>(grid, 1.0f, b.position, q, faces, m, inner) > offset ? 1.0f : -1.0f;
+      slot(populations, q, grid.extent.cellCount())[b.node] = S::store(sign * (arrived - offset));
+    }
   }
 };
 

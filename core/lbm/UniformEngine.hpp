@@ -17,15 +17,18 @@ public:
 
   UniformEngineFor(const UniformSolverConfig& config, const Collision& collision, const NodeLists& lists)
       : grid_{config.extent, config.faces, config.acceleration, lists.kind, placementOf(config)},
+        initialVelocity_(config.initialVelocity),
         collision_(collision),
         lists_(lists) {}
 
   void initialize(const float* density, const float* velocity, void* populations, NodeMoments* moments,
                   LesVelocityValue* lesVelocity) override {
-    queues_.compute.parallelFor(nodeCount(), InitializeEquilibrium<L, S>{nodeCount(), density, velocity,
-                                                                   static_cast<Value*>(populations), lesVelocity});
+    auto* values = static_cast<Value*>(populations);
+    queues_.compute.parallelFor(
+        nodeCount(), InitializeEquilibrium<L, S>{nodeCount(), density, velocity, initialVelocity_, values, lesVelocity});
     queues_.compute.parallelFor(lists_.boundaryCount,
-                          InitializeBoundaryMoments{lists_.boundaryNodes, density, velocity, moments});
+                                InitializeBoundaryNodes<L, S>{grid_, lists_.boundaryNodes, density, velocity,
+                                                              initialVelocity_, moments, values});
   }
   void bulkStep(void* populations, bool odd, const NodeBox& box, const LesVelocityValue* velocityIn,
                 LesVelocityValue* velocityOut) override {
@@ -108,6 +111,7 @@ private:
   }
   Index nodeCount() const { return grid_.extent.cellCount(); }
   GridView grid_;
+  Vector3 initialVelocity_;  // where initialize() is given no velocity field
   Collision collision_;
   NodeLists lists_;
   Queues queues_;

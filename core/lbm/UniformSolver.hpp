@@ -33,6 +33,7 @@ struct UniformSolverConfig {
   float trtMagic = 3.0f / 16.0f;
   Les les;  // eddy viscosity model, for every collision kind
   Vector3 acceleration;  // body force per unit mass, lattice units
+  Vector3 initialVelocity;  // the fluid's velocity at step 0 (density 1), lattice units
   FaceBoundaries faces;
   std::vector<std::uint8_t> solid;  // empty (no obstacles) or one entry per node, 1 = obstacle
   // A piece of a larger grid (an MPI rank's, parallel/Decomposition.hpp): where it sits, and a bit
