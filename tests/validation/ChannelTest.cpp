@@ -289,7 +289,8 @@ TEST(SphereInUniformFlow, DragAtReynolds20With16NodesPerDiameterOnTheGpu) {
 TEST(OpenChannel, AStreamStartedAtTheInletVelocityStaysUniform) {
   // A stream set at the inlet's velocity (initialVelocity) from a velocity inlet to a pressure
   // outlet at the reference density is steady from the first step: the first step's face rules
-  // start from what the nodes sent towards the faces, as every later step's do.
+  // turn the reflected slots' initial values into the initial equilibrium (StreamCollide.hpp,
+  // InitializeBoundaryNodes).
   for (LatticeKind lattice : {LatticeKind::D2Q9, LatticeKind::D3Q19}) {
     const bool twoD = lattice == LatticeKind::D2Q9;
     const float inflow = 0.05f;
