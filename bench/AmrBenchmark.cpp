@@ -63,8 +63,10 @@ int runAmrBenchmark(const AmrFlags& flags) {
     settings.kernel = amr::AmrKernel::Streams;
   else if (flags.kernel == "classes")
     settings.kernel = amr::AmrKernel::Classes;
+  else if (flags.kernel == "sorted")
+    settings.kernel = amr::AmrKernel::Sorted;
   else
-    throw InputError("--kernel", "", "expected naive, split, streams or classes, got '" + flags.kernel + "'");
+    throw InputError("--kernel", "", "expected naive, split, streams, classes or sorted, got '" + flags.kernel + "'");
   settings.lattice = lattice;
   settings.tau = 0.6;
   settings.backend = backend;
@@ -109,7 +111,8 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
   command.add_option("--levels", flags->levels, "levels, refined around the centre (default 1)");
   command.add_option("--kernel", flags->kernel, "naive (one kernel, every point through the links) | split (inner "
                      "points and block shells apart; default) | streams (split, the two on CUDA streams at once) | classes (the shell as 26 "
-                     "templated position classes, one launch)");
+                     "templated position classes, one launch) | sorted (the shell points sorted by kind: same level, linked, "
+                     "interface; one launch a kind)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
   return [flags] { return runAmrBenchmark(*flags); };
 }

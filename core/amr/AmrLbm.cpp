@@ -122,6 +122,8 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   state_.sourceSlot = sourceSlot_.data();
   state_.solid = solid_.size() ? solid_.data() : nullptr;
   if (state_.solid) findObstacleLinks(solidPoints);
+  shells_.resize(static_cast<std::size_t>(layout_.levels));
+  if (settings.kernel == AmrKernel::Sorted) sortShells(solidPoints);
   initialise([](const double (&)[3], float& density, float (&velocity)[3]) {
     density = 1.0f;
     velocity[0] = velocity[1] = velocity[2] = 0.0f;
@@ -171,11 +173,11 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
 #if OCTOFLOW_HAVE_CUDA
     if (settings_.backend == exec::Backend::Cuda)
       detail::stepLevelCuda(settings_.lattice, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
-                            level, timeWeight);
+                            level, timeWeight, shells_[static_cast<std::size_t>(level)]);
     else
 #endif
       detail::stepLevelCpu(settings_.lattice, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
-                           level, timeWeight);
+                           level, timeWeight, shells_[static_cast<std::size_t>(level)]);
   }
   state_.parity[level] = 1 - state_.parity[level];
 }
@@ -328,6 +330,45 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
   const exec::MemorySpace space = exec::workingSpace(settings_.backend);
   workingLinks_ = uploaded(space, obstacleLinks_);
   linkForces_ = exec::Buffer<double>(space, 3 * obstacleLinks_.size());
+}
+
+// The shell points of each level's blocks (fluid ones), sorted by kind (AmrLevelStep::shellKind)
+// for AmrKernel::Sorted, block by block within a kind, in point order within a block.
+void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
+  AmrLbmLevels host = state_;
+  host.blocks = layout_.blocks.data();
+  host.solid = solidPoints.empty() ? nullptr : solidPoints.data();
+  const int B = layout_.blockNodes;
+  const exec::MemorySpace space = exec::workingSpace(settings_.backend);
+  lbm::withLattice(settings_.lattice, [&](auto lattice) {
+    using L = decltype(lattice);
+    if constexpr (L::dimensions == 3) {
+      for (int level = 0; level < layout_.levels; ++level) {
+        const AmrLevelStep<L> step{host, nullptr, level, 0.0f};
+        std::vector<ShellPoint> byKind[kShellKinds];
+        for (const int b : layout_.byLevel[static_cast<std::size_t>(level)]) {
+          const BlockPlacement& block = layout_.blocks[static_cast<std::size_t>(b)];
+          for (int k = 0; k < B; ++k)
+            for (int j = 0; j < B; ++j)
+              for (int i = 0; i < B; ++i) {
+                const int x[3] = {i, j, k};
+                const bool shell = i == 0 || j == 0 || k == 0 || i == B - 1 || j == B - 1 || k == B - 1;
+                if (!shell || step.solidAt(b, i, j, k)) continue;
+                const ShellPoint entry{b, static_cast<std::int32_t>(host.point(i, j, k))};
+                byKind[static_cast<int>(step.shellKind(block, x))].push_back(entry);
+              }
+        }
+        std::vector<ShellPoint> sorted;
+        ShellLists& lists = shells_[static_cast<std::size_t>(level)];
+        for (int kind = 0; kind < kShellKinds; ++kind) {
+          lists.count[kind] = static_cast<std::int64_t>(byKind[kind].size());
+          sorted.insert(sorted.end(), byKind[kind].begin(), byKind[kind].end());
+        }
+        shellPoints_.push_back(uploaded(space, sorted));
+        lists.points = shellPoints_.back().data();
+      }
+    }
+  });
 }
 
 std::array<double, 3> AmrLbm::obstacleForce() {

@@ -19,8 +19,11 @@ namespace octoflow::amr {
 // How a level's step is launched: one kernel over every point (naive), or the points inside the
 // blocks and their outer shells apart (split: the inner kernel has no links at all), one after the
 // other or on two CUDA streams at once (streams; on the CPU: split), or the shells cut into their
-// 26 position classes, each point's update templated on its class, in one launch (classes).
-enum class AmrKernel { Naive, Split, Streams, Classes };
+// 26 position classes, each point's update templated on its class, in one launch (classes), or
+// the shell points sorted by kind (ShellKind: same level, linked, interface), one launch a kind, so
+// that a warp runs one kind's path (sorted; on CUDA the linked and interface points run on a
+// second stream beside the inner and same-level points).
+enum class AmrKernel { Naive, Split, Streams, Classes, Sorted };
 
 struct AmrLbmSettings {
   lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;  // D3Q19 or D3Q27
@@ -28,7 +31,7 @@ struct AmrLbmSettings {
   std::array<double, 3> acceleration{{0.0, 0.0, 0.0}}; // body acceleration, level-0 lattice units
   lbm::Les les;
   exec::Backend backend = exec::Backend::Cpu;
-  AmrKernel kernel = AmrKernel::Split;
+  AmrKernel kernel = AmrKernel::Sorted;
   // The domain's faces (periodic axes as the octree's; the others resting walls by default, or
   // inlets, outlets and moving walls: lbm/FaceBoundaries.hpp, on every level).
   lbm::FaceBoundaries faces;
@@ -103,6 +106,7 @@ public:
 private:
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
+  void sortShells(const std::vector<std::uint8_t>& solidPoints);
   double sharedPart(const BlockPlacement& block, int i, int j, int k) const;
   void stepLevel(int level, float timeWeight);
   void advanceLevel(int level, float timeWeight);
@@ -118,6 +122,8 @@ private:
   exec::Buffer<float> post_[2];
   exec::Buffer<float> pre_[2];
   std::vector<exec::Buffer<std::int32_t>> levelBlocks_;
+  std::vector<exec::Buffer<ShellPoint>> shellPoints_;  // per level, sorted by kind (AmrKernel::Sorted)
+  std::vector<ShellLists> shells_;
   exec::Buffer<float> moments_;  // density then velocity, where the solver lives
   std::vector<AmrObstacleLink> obstacleLinks_;
   exec::Buffer<AmrObstacleLink> workingLinks_;
@@ -127,7 +133,8 @@ private:
 // The per-backend, per-lattice kernels (AmrLbmCpu.cpp, AmrLbmCuda.cu).
 namespace detail {
 void stepLevelCpu(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
-                  const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight);
+                  const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
+                  const ShellLists& shells);
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 struct PointGather;
 void gatherCpu(const PointGather& gather, std::int64_t count);
@@ -135,7 +142,8 @@ void obstacleForceCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const
                       std::int64_t count, double* force);
 #if OCTOFLOW_HAVE_CUDA
 void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
-                   const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight);
+                   const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
+                   const ShellLists& shells);
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 void gatherCuda(const PointGather& gather, std::int64_t count);
 void obstacleForceCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,

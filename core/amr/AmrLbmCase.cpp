@@ -112,10 +112,11 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
     result.refineDistance = reader.positive(*distance, "amr.refine_distance");
     if (result.refineDistance > 1e6) reader.fail("amr.refine_distance", "expected at most 1e6 level-0 spacings");
   }
-  const std::string kernel = reader.choice(table, "amr", "kernel", {"split", "streams", "classes", "naive"});
+  const std::string kernel = reader.choice(table, "amr", "kernel", {"sorted", "split", "streams", "classes", "naive"});
   result.kernel = kernel == "naive"     ? AmrKernel::Naive
                   : kernel == "streams" ? AmrKernel::Streams
                   : kernel == "classes" ? AmrKernel::Classes
+                  : kernel == "sorted"  ? AmrKernel::Sorted
                                         : AmrKernel::Split;
 }
 
@@ -152,6 +153,7 @@ std::string AmrLbmCase::describe() const {
                 kernel == AmrKernel::Naive     ? "naive"
                 : kernel == AmrKernel::Streams ? "streams"
                 : kernel == AmrKernel::Classes ? "classes"
+                : kernel == AmrKernel::Sorted  ? "sorted"
                                                : "split");
   return text;
 }

@@ -26,7 +26,7 @@ public:
   int maxLevel = 1;
   RefineCriterion refine = RefineCriterion::Obstacles;
   double refineDistance = 4.0;  // level-0 spacings
-  AmrKernel kernel = AmrKernel::Split;
+  AmrKernel kernel = AmrKernel::Sorted;
   // Made from the keys above while the case is read (static refinement).
   std::shared_ptr<const Octree> octree;
   std::vector<std::uint8_t> solidPoints;  // a byte a point of every leaf block (empty: no obstacle)

@@ -5,8 +5,10 @@
 namespace octoflow::amr::detail {
 
 void stepLevelCpu(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
-                  const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight) {
-  stepLevelOn(exec::CpuExecutor{}, exec::CpuExecutor{}, lattice, kernel, state, levelBlocks, blockCount, level, timeWeight);
+                  const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
+                  const ShellLists& shells) {
+  stepLevelOn(exec::CpuExecutor{}, exec::CpuExecutor{}, lattice, kernel, state, levelBlocks, blockCount, level, timeWeight,
+              shells);
 }
 
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out) {

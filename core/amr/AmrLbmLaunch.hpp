@@ -7,10 +7,12 @@ namespace octoflow::amr::detail {
 
 // `shellExecutor` launches the shells of the split kernels (a second stream on CUDA: the inner
 // points and the shells of a level read one array and write another, so they may run at once).
+// With the sorted shell, the same-level points follow the inner points on `executor`, the linked
+// and interface points (fewer, each longer) run on `shellExecutor` beside them.
 template <class Executor>
 void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::LatticeKind lattice, AmrKernel kernel,
                  const AmrLbmLevels& state, const std::int32_t* levelBlocks, std::int64_t blockCount, int level,
-                 float timeWeight) {
+                 float timeWeight, const ShellLists& shells) {
   withAmrLattice(lattice, [&](auto kind) {
     using L = decltype(kind);
     const AmrLevelStep<L> step{state, levelBlocks, level, timeWeight};
@@ -21,6 +23,13 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
     const std::int64_t inner =
         static_cast<std::int64_t>(state.blockNodes - 2) * (state.blockNodes - 2) * (state.blockNodes - 2);
     executor.parallelFor(blockCount * inner, AmrInnerStep<L>{step});
+    if (kernel == AmrKernel::Sorted) {
+      const ShellPoint* linked = shells.points + shells.count[0];
+      executor.parallelFor(shells.count[0], AmrShellKindStep<L, ShellKind::SameLevel>{step, shells.points});
+      shellExecutor.parallelFor(shells.count[1], AmrShellKindStep<L, ShellKind::Linked>{step, linked});
+      shellExecutor.parallelFor(shells.count[2], AmrShellKindStep<L, ShellKind::Interface>{step, linked + shells.count[1]});
+      return;
+    }
     if (kernel != AmrKernel::Classes) {
       shellExecutor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L>{step});
       return;

@@ -30,6 +30,27 @@ namespace octoflow::amr {
 
 constexpr int kMaxLevels = 8;
 
+// The kinds of shell point the sorted shell kernels (AmrKernel::Sorted) launch apart, so that a
+// warp holds points of one kind only: points whose every source is their own block, a block of
+// their level, a wall or an obstacle (most points, and the cheapest); points that pull across
+// levels or through open faces (a rebuild and a collision, or a face rule, for some directions);
+// points shared with a coarser block (interface points: their whole step from the coarse state).
+enum class ShellKind : int { SameLevel = 0, Linked = 1, Interface = 2 };
+constexpr int kShellKinds = 3;
+
+// A point of a level's sorted shell: its block and its index in the block.
+struct ShellPoint {
+  std::int32_t block = 0;
+  std::int32_t point = 0;
+};
+
+// A level's shell points sorted by kind: count[0] same-level points, then count[1] linked ones, then
+// count[2] interface points (device memory on CUDA).
+struct ShellLists {
+  const ShellPoint* points = nullptr;
+  std::int64_t count[kShellKinds] = {0, 0, 0};
+};
+
 // What a level's step reads and writes (device pointers on CUDA). Arrays are structure of arrays
 // per block: population q of point n of block b at [(b Q + q) N + n], N = B^3; the pre-collision
 // arrays are indexed by the block's source slot instead of b.
@@ -258,6 +279,19 @@ struct AmrLevelStep {
     return nullptr;
   }
 
+  // The kind of shell point x of `block` is (a fluid point).
+  OCTO_HD ShellKind shellKind(const BlockPlacement& placement, const int (&x)[3]) const {
+    if (level > 0 && coarserHolder(placement, x)) return ShellKind::Interface;
+    const int B = state.blockNodes;
+    for (int q = 1; q < L::Q; ++q) {
+      const int rx = regionOf(x[0] - L::c(q, 0), B), ry = regionOf(x[1] - L::c(q, 1), B), rz = regionOf(x[2] - L::c(q, 2), B);
+      if (isOwnRegion(rx, ry, rz)) continue;
+      const RegionLink& link = placement.links[regionIndex(rx, ry, rz)];
+      if (link.block < 0 ? state.faceRules : link.levelShift != 0) return ShellKind::Linked;
+    }
+    return ShellKind::SameLevel;
+  }
+
   // Population q of point x of `block` arriving through the domain's faces (x - c_q lies beyond
   // them): the face rules of FaceBoundaries.hpp with this point's moments of the previous step (and
   // those of the point one step inward of an outflow face). Out of line, as the cross-level path.
@@ -312,6 +346,9 @@ struct AmrLevelStep {
 
   // Population q of point x (local point n) of `block` before collision: pulled from x - c_q,
   // half-way bounce-back from walls and solid points.
+  // SameLevelOnly: the point is of ShellKind::SameLevel (no level link, no face rule reached), and
+  // the paths for those are not compiled in.
+  template <bool SameLevelOnly = false>
   OCTO_HD OCTO_INLINE float pullOne(int q, std::int32_t block, const BlockPlacement& placement, const int (&x)[3],
                                     std::int64_t n, const float* source) const {
     const int B = state.blockNodes;
@@ -322,15 +359,17 @@ struct AmrLevelStep {
     bool bounce = false;
     float value = 0.0f;
     if (link.block < 0) {
-      if (state.faceRules) return throughDomainFace(q, block, placement, n, source, x[0], x[1], x[2]);
+      if constexpr (!SameLevelOnly) {
+        if (state.faceRules) return throughDomainFace(q, block, placement, n, source, x[0], x[1], x[2]);
+      }
       bounce = true;
-    } else if (link.levelShift == 0) {
+    } else if (SameLevelOnly || link.levelShift == 0) {
       const int c[3] = {s[0] + link.offset[0], s[1] + link.offset[1], s[2] + link.offset[2]};
       if (solidAt(link.block, c[0], c[1], c[2]))
         bounce = true;
       else
         value = population(source, link.block, q, state.point(c[0], c[1], c[2]));
-    } else {
+    } else if constexpr (!SameLevelOnly) {
       const Rebuilt rebuilt = crossLevelPopulation(q, link, s[0], s[1], s[2]);
       bounce = rebuilt.solid;
       value = rebuilt.value;
@@ -350,7 +389,7 @@ struct AmrLevelStep {
   // face on that axis, +1: on its upper face, 0: between) knows at compile time which directions
   // reach outside the block: the others read the block itself, with no region or link. (0, 0, 0):
   // any point, every direction through the regions.
-  template <int GI = 0, int GJ = 0, int GK = 0>
+  template <int GI = 0, int GJ = 0, int GK = 0, bool SameLevelOnly = false>
   OCTO_HD OCTO_INLINE void pullPopulations(std::int32_t block, const BlockPlacement& placement, const int (&x)[3],
                                            std::int64_t n, const float* source, float (&g)[L::Q]) const {
     constexpr bool classKnown = GI != 0 || GJ != 0 || GK != 0;
@@ -363,7 +402,7 @@ struct AmrLevelStep {
         const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
         g[q] = pullOwn(q, block, s, n, source);
       } else {
-        g[q] = pullOne(q, block, placement, x, n, source);
+        g[q] = pullOne<SameLevelOnly>(q, block, placement, x, n, source);
       }
     }
   }
@@ -491,6 +530,30 @@ struct AmrShellStep {
     int x[3];
     shellPoint(static_cast<int>(index % shell), B, x);
     step.updatePoint(step.levelBlocks[index / shell], x);
+  }
+};
+
+// The shell points of one kind (ShellKind) of a level, listed block by block (AmrKernel::Sorted):
+// a warp runs one kind's path, and same-level points a lean one without level links or face rules.
+// Solid points are not listed.
+template <class L, ShellKind Kind>
+struct AmrShellKindStep {
+  AmrLevelStep<L> step;
+  const ShellPoint* points = nullptr;
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const ShellPoint entry = points[index];
+    const int B = step.state.blockNodes;
+    const int x[3] = {entry.point % B, (entry.point / B) % B, entry.point / (B * B)};
+    const BlockPlacement& placement = step.state.blocks[entry.block];
+    if constexpr (Kind == ShellKind::Interface) {
+      step.updateInterfacePoint(entry.block, entry.point, *step.coarserHolder(placement, x), x[0], x[1], x[2]);
+    } else {
+      float g[L::Q];
+      step.template pullPopulations<0, 0, 0, Kind == ShellKind::SameLevel>(
+          entry.block, placement, x, entry.point, step.state.post[step.state.parity[step.level]], g);
+      step.finishPoint(entry.block, entry.point, g);
+    }
   }
 };
 

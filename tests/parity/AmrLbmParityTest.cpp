@@ -103,19 +103,21 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
   }
 }
 
-// The inner points and the shells on two streams at once, and the shell as 26 templated position
-// classes, compute what the split kernels compute: the same bits, on three levels with walls, a
-// force and a sphere.
-TEST(AmrLbmGpu, StreamsAndShellClassesGiveTheBitsOfTheSplitKernels) {
+// The inner points and the shells on two streams at once, the shell as 26 templated position
+// classes and the shell sorted by kind compute what the split kernels compute: the same bits, on
+// three levels with walls, a force and a sphere.
+TEST(AmrLbmGpu, StreamsShellClassesAndSortedShellsGiveTheBitsOfTheSplitKernels) {
   OCTO_SKIP_WITHOUT_GPU();
   const Octree tree = threeLevelTree();
-  std::vector<float> density[3], velocity[3];
-  for (int run = 0; run < 3; ++run) {
+  const AmrKernel kernels[] = {AmrKernel::Split, AmrKernel::Streams, AmrKernel::Classes, AmrKernel::Sorted};
+  constexpr int runs = 4;
+  std::vector<float> density[runs], velocity[runs];
+  for (int run = 0; run < runs; ++run) {
     AmrLbmSettings settings;
     settings.tau = 0.56;
     settings.acceleration = {2e-5, 0.0, 0.0};
     settings.backend = exec::Backend::Cuda;
-    settings.kernel = run == 0 ? AmrKernel::Split : run == 1 ? AmrKernel::Streams : AmrKernel::Classes;
+    settings.kernel = kernels[run];
     AmrLbm amr(tree, settings, [](const double (&x)[3]) {
       return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
     });
@@ -128,7 +130,7 @@ TEST(AmrLbmGpu, StreamsAndShellClassesGiveTheBitsOfTheSplitKernels) {
     amr.advance(100);
     amr.fetchMoments(density[run], velocity[run]);
   }
-  for (int run = 1; run < 3; ++run) {
+  for (int run = 1; run < runs; ++run) {
     ASSERT_EQ(density[0].size(), density[run].size());
     EXPECT_EQ(std::memcmp(density[0].data(), density[run].data(), density[0].size() * sizeof(float)), 0) << run;
     EXPECT_EQ(std::memcmp(velocity[0].data(), velocity[run].data(), velocity[0].size() * sizeof(float)), 0) << run;
