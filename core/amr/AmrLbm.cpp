@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -333,7 +334,8 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
 }
 
 // The shell points of each level's blocks (fluid ones), sorted by kind (AmrLevelStep::shellKind)
-// for AmrKernel::Sorted, block by block within a kind, in point order within a block.
+// for AmrKernel::Sorted, block by block within a kind, in point order within a block; the finer
+// points the linked ones pull from (FinerSources).
 void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
   AmrLbmLevels host = state_;
   host.blocks = layout_.blocks.data();
@@ -364,8 +366,42 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
           lists.count[kind] = static_cast<std::int64_t>(byKind[kind].size());
           sorted.insert(sorted.end(), byKind[kind].begin(), byKind[kind].end());
         }
-        shellPoints_.push_back(uploaded(space, sorted));
-        lists.points = shellPoints_.back().data();
+        // The finer points the linked points pull from, each listed once.
+        std::map<std::pair<std::int32_t, std::int32_t>, std::int32_t> sourceIndex;
+        std::vector<ShellPoint> finerPoints;
+        std::vector<std::int32_t> sourceOf;
+        for (const ShellPoint& entry : byKind[static_cast<int>(ShellKind::Linked)]) {
+          const BlockPlacement& block = layout_.blocks[static_cast<std::size_t>(entry.block)];
+          const int x[3] = {entry.point % B, (entry.point / B) % B, entry.point / (B * B)};
+          for (int q = 0; q < L::Q; ++q) {
+            const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
+            const int rx = regionOf(s[0], B), ry = regionOf(s[1], B), rz = regionOf(s[2], B);
+            const RegionLink* link = isOwnRegion(rx, ry, rz) ? nullptr : &block.links[regionIndex(rx, ry, rz)];
+            if (!link || link->block < 0 || link->levelShift <= 0) {
+              sourceOf.push_back(kRebuildInPlace);
+              continue;
+            }
+            const int c[3] = {2 * s[0] + link->offset[0], 2 * s[1] + link->offset[1], 2 * s[2] + link->offset[2]};
+            if (step.solidAt(link->block, c[0], c[1], c[2])) {
+              sourceOf.push_back(kFromSolid);
+              continue;
+            }
+            const ShellPoint finer{link->block, static_cast<std::int32_t>(host.point(c[0], c[1], c[2]))};
+            const auto inserted =
+                sourceIndex.emplace(std::pair{finer.block, finer.point}, static_cast<std::int32_t>(finerPoints.size()));
+            if (inserted.second) finerPoints.push_back(finer);
+            sourceOf.push_back(inserted.first->second);
+          }
+        }
+        SortedShell buffers;
+        buffers.points = uploaded(space, sorted);
+        buffers.finerPoints = uploaded(space, finerPoints);
+        buffers.sourceOf = uploaded(space, sourceOf);
+        buffers.rebuilt = exec::Buffer<float>(space, finerPoints.size() * L::Q);
+        lists.points = buffers.points.data();
+        lists.finer = FinerSources{buffers.finerPoints.data(), static_cast<std::int64_t>(finerPoints.size()),
+                                   buffers.sourceOf.data(), buffers.rebuilt.data()};
+        sortedShells_.push_back(std::move(buffers));
       }
     }
   });

@@ -122,7 +122,14 @@ private:
   exec::Buffer<float> post_[2];
   exec::Buffer<float> pre_[2];
   std::vector<exec::Buffer<std::int32_t>> levelBlocks_;
-  std::vector<exec::Buffer<ShellPoint>> shellPoints_;  // per level, sorted by kind (AmrKernel::Sorted)
+  // Per level, for AmrKernel::Sorted: the shell points sorted by kind and the finer sources of the
+  // linked ones (ShellLists, FinerSources).
+  struct SortedShell {
+    exec::Buffer<ShellPoint> points, finerPoints;
+    exec::Buffer<std::int32_t> sourceOf;
+    exec::Buffer<float> rebuilt;
+  };
+  std::vector<SortedShell> sortedShells_;
   std::vector<ShellLists> shells_;
   exec::Buffer<float> moments_;  // density then velocity, where the solver lives
   std::vector<AmrObstacleLink> obstacleLinks_;

@@ -25,9 +25,11 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
     executor.parallelFor(blockCount * inner, AmrInnerStep<L>{step});
     if (kernel == AmrKernel::Sorted) {
       const ShellPoint* linked = shells.points + shells.count[0];
-      executor.parallelFor(shells.count[0], AmrShellKindStep<L, ShellKind::SameLevel>{step, shells.points});
-      shellExecutor.parallelFor(shells.count[1], AmrShellKindStep<L, ShellKind::Linked>{step, linked});
-      shellExecutor.parallelFor(shells.count[2], AmrShellKindStep<L, ShellKind::Interface>{step, linked + shells.count[1]});
+      executor.parallelFor(shells.count[0], AmrShellKindStep<L, ShellKind::SameLevel>{step, shells.points, {}});
+      shellExecutor.parallelFor(shells.finer.count, AmrFinerSourceStep<L>{step, shells.finer});
+      shellExecutor.parallelFor(shells.count[1], AmrShellKindStep<L, ShellKind::Linked>{step, linked, shells.finer});
+      shellExecutor.parallelFor(shells.count[2],
+                                AmrShellKindStep<L, ShellKind::Interface>{step, linked + shells.count[1], {}});
       return;
     }
     if (kernel != AmrKernel::Classes) {

@@ -44,11 +44,34 @@ struct ShellPoint {
   std::int32_t point = 0;
 };
 
+// The points of finer blocks that a level's linked points pull from, each rebuilt and collided on
+// the level once a step (AmrFinerSourceStep) rather than once for every population pulled from it
+// (a point is the source of up to 5 (D3Q19) or 9 (D3Q27) pulls). `rebuilt`: population q of source
+// e at [q count + e]; `sourceOf`: Q entries a linked point, the source of its population q, or
+// kRebuildInPlace (not from a finer block), or kFromSolid (bounced back).
+constexpr std::int32_t kRebuildInPlace = -1;
+constexpr std::int32_t kFromSolid = -2;
+struct FinerSources {
+  const ShellPoint* points = nullptr;  // the finer block and point of each source
+  std::int64_t count = 0;
+  const std::int32_t* sourceOf = nullptr;
+  float* rebuilt = nullptr;
+};
+
 // A level's shell points sorted by kind: count[0] same-level points, then count[1] linked ones, then
-// count[2] interface points (device memory on CUDA).
+// count[2] interface points, and the finer sources of the linked ones (device memory on CUDA).
 struct ShellLists {
   const ShellPoint* points = nullptr;
   std::int64_t count[kShellKinds] = {0, 0, 0};
+  FinerSources finer;
+};
+
+// What a linked point's pulls from finer blocks read: the rebuilt sources, and this point's Q
+// entries of FinerSources::sourceOf.
+struct RebuiltPulls {
+  const float* rebuilt = nullptr;
+  std::int64_t count = 0;
+  const std::int32_t* sourceOf = nullptr;
 };
 
 // What a level's step reads and writes (device pointers on CUDA). Arrays are structure of arrays
@@ -105,22 +128,24 @@ struct AmrLevelStep {
 
   // Adds `weight` times the pre-collision populations of point (i, j, k) of `block`: its current
   // state (time < 0), or, for a coarser level that has stepped already, its state at `time` between
-  // the old (0) and the current (1) one.
+  // the old (0) and the current (1) one. At time 0 or 1 one state is read (b old + a now is that
+  // state's value exactly then).
   OCTO_HD void addPreCollision(float (&set)[L::Q], std::int32_t block, int sourceLevel, int i, int j, int k,
                                float weight, float time) const {
     const std::int64_t slot = state.sourceSlot[block];
     const std::int64_t n = state.point(i, j, k);
     const int current = state.parity[sourceLevel];
     const float* now = state.pre[current];
-    if (time >= 0.0f) {
+    if (time > 0.0f && time < 1.0f) {
       const float* old = state.pre[1 - current];
       const float a = time, b = 1.0f - time;
       OCTO_UNROLL
       for (int q = 0; q < L::Q; ++q)
         set[q] += weight * (b * population(old, slot, q, n) + a * population(now, slot, q, n));
     } else {
+      const float* only = time == 0.0f ? state.pre[1 - current] : now;
       OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) set[q] += weight * population(now, slot, q, n);
+      for (int q = 0; q < L::Q; ++q) set[q] += weight * population(only, slot, q, n);
     }
   }
 
@@ -206,14 +231,21 @@ struct AmrLevelStep {
                             taps.normalise * taps.weight[0][a] * taps.weight[1][b] * taps.weight[2][c], time);
           }
     }
-    // Rescale the non-equilibrium part to this level, then collide with this level's relaxation.
+    rescaleToLevel(link.levelShift, set);
+    return true;
+  }
+
+  // Pre-collision populations of a point of level `level + levelShift` made this level's: the
+  // non-equilibrium part rescaled (the caller collides them with this level's relaxation).
+  OCTO_HD void rescaleToLevel(int levelShift, float (&set)[L::Q]) const {
+    const int sourceLevel = level + levelShift;
     float rho;
     lbm::Vector3 u;
     lbm::moments<L>(set, state.acceleration[sourceLevel], rho, u);
     // The first moment of f_neq is -F/2 under Guo forcing (moments() adds it back): scaled, it would
     // be -scale F_s/2 where this level's collision expects -F_t/2, so the difference is put back
     // through the weights (sum_q w_q 3 c_q c_q = identity).
-    const float ratio = link.levelShift > 0 ? 2.0f : 0.5f;  // dt of this level / dt of the source's
+    const float ratio = levelShift > 0 ? 2.0f : 0.5f;  // dt of this level / dt of the source's
     const float scale = ratio * state.tau[level] / state.tau[sourceLevel];
     const lbm::Vector3& sourceAcceleration = state.acceleration[sourceLevel];
     const lbm::Vector3& ownAcceleration = state.acceleration[level];
@@ -225,7 +257,16 @@ struct AmrLevelStep {
       const float equilibrium = lbm::equilibriumDeviation<L>(r, rho, u);
       set[r] = equilibrium + scale * (set[r] - equilibrium) + L::w(r) * lbm::dot(lbm::velocityOf<L>(r), momentumFix);
     }
-    return true;
+  }
+
+  // The post-collision populations, on this level, of point c of the finer block `fineBlock` (a
+  // point a coarse point of this level pulls from): rebuilt and collided, as a pull does it.
+  OCTO_HD void rebuiltFromFiner(std::int32_t fineBlock, int c0, int c1, int c2, float (&set)[L::Q]) const {
+    OCTO_UNROLL
+    for (int r = 0; r < L::Q; ++r) set[r] = 0.0f;
+    addPreCollision(set, fineBlock, level + 1, c0, c1, c2, 1.0f, -1.0f);
+    rescaleToLevel(1, set);
+    lbm::Bgk{state.tau[level], state.les}.template collide<L>(set, state.acceleration[level]);
   }
 
   // f*_q at point s of this level, rebuilt from another level (`solid`: the source is solid, the
@@ -348,9 +389,10 @@ struct AmrLevelStep {
   // half-way bounce-back from walls and solid points.
   // SameLevelOnly: the point is of ShellKind::SameLevel (no level link, no face rule reached), and
   // the paths for those are not compiled in.
+  // `finer`: the pulls from finer blocks rebuilt already (null: rebuilt here).
   template <bool SameLevelOnly = false>
   OCTO_HD OCTO_INLINE float pullOne(int q, std::int32_t block, const BlockPlacement& placement, const int (&x)[3],
-                                    std::int64_t n, const float* source) const {
+                                    std::int64_t n, const float* source, const RebuiltPulls* finer = nullptr) const {
     const int B = state.blockNodes;
     const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
     const int rx = regionOf(s[0], B), ry = regionOf(s[1], B), rz = regionOf(s[2], B);
@@ -370,9 +412,16 @@ struct AmrLevelStep {
       else
         value = population(source, link.block, q, state.point(c[0], c[1], c[2]));
     } else if constexpr (!SameLevelOnly) {
-      const Rebuilt rebuilt = crossLevelPopulation(q, link, s[0], s[1], s[2]);
-      bounce = rebuilt.solid;
-      value = rebuilt.value;
+      const std::int32_t from = finer ? finer->sourceOf[q] : kRebuildInPlace;
+      if (from >= 0) {
+        value = finer->rebuilt[q * finer->count + from];
+      } else if (from == kFromSolid) {
+        bounce = true;
+      } else {
+        const Rebuilt rebuilt = crossLevelPopulation(q, link, s[0], s[1], s[2]);
+        bounce = rebuilt.solid;
+        value = rebuilt.value;
+      }
     }
     // Half-way bounce-back: what this point sent towards a wall or solid point comes back.
     return bounce ? population(source, block, L::opposite(q), n) : value;
@@ -391,7 +440,8 @@ struct AmrLevelStep {
   // any point, every direction through the regions.
   template <int GI = 0, int GJ = 0, int GK = 0, bool SameLevelOnly = false>
   OCTO_HD OCTO_INLINE void pullPopulations(std::int32_t block, const BlockPlacement& placement, const int (&x)[3],
-                                           std::int64_t n, const float* source, float (&g)[L::Q]) const {
+                                           std::int64_t n, const float* source, float (&g)[L::Q],
+                                           const RebuiltPulls* finer = nullptr) const {
     constexpr bool classKnown = GI != 0 || GJ != 0 || GK != 0;
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
@@ -402,7 +452,7 @@ struct AmrLevelStep {
         const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};
         g[q] = pullOwn(q, block, s, n, source);
       } else {
-        g[q] = pullOne<SameLevelOnly>(q, block, placement, x, n, source);
+        g[q] = pullOne<SameLevelOnly>(q, block, placement, x, n, source, finer);
       }
     }
   }
@@ -540,6 +590,7 @@ template <class L, ShellKind Kind>
 struct AmrShellKindStep {
   AmrLevelStep<L> step;
   const ShellPoint* points = nullptr;
+  FinerSources finer;  // ShellKind::Linked: the finer sources, rebuilt already
 
   OCTO_HD void operator()(std::int64_t index) const {
     const ShellPoint entry = points[index];
@@ -549,11 +600,30 @@ struct AmrShellKindStep {
     if constexpr (Kind == ShellKind::Interface) {
       step.updateInterfacePoint(entry.block, entry.point, *step.coarserHolder(placement, x), x[0], x[1], x[2]);
     } else {
+      const RebuiltPulls pulls{finer.rebuilt, finer.count, finer.sourceOf ? finer.sourceOf + index * L::Q : nullptr};
       float g[L::Q];
       step.template pullPopulations<0, 0, 0, Kind == ShellKind::SameLevel>(
-          entry.block, placement, x, entry.point, step.state.post[step.state.parity[step.level]], g);
+          entry.block, placement, x, entry.point, step.state.post[step.state.parity[step.level]], g,
+          Kind == ShellKind::Linked ? &pulls : nullptr);
       step.finishPoint(entry.block, entry.point, g);
     }
+  }
+};
+
+// The finer points a level's linked points pull from (FinerSources), rebuilt and collided on the
+// level: the values the pulls would compute one population at a time.
+template <class L>
+struct AmrFinerSourceStep {
+  AmrLevelStep<L> step;
+  FinerSources finer;
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const ShellPoint entry = finer.points[index];
+    const int B = step.state.blockNodes;
+    float set[L::Q];
+    step.rebuiltFromFiner(entry.block, entry.point % B, (entry.point / B) % B, entry.point / (B * B), set);
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) finer.rebuilt[q * finer.count + index] = set[q];
   }
 };
 
