@@ -5,6 +5,7 @@
 # its drag coefficient (the mean of forces.csv's cd over the last quarter of the run), the speed-up
 # and the drag difference.
 #   bench/sphere_time_to_solution.sh [octoflow binary] [backend] [output directory]
+# No -e: a run that fails or diverges still prints its line, and the other case still runs.
 set -uo pipefail
 octoflow=${1:-build/bin/octoflow}
 backend=${2:-cuda}

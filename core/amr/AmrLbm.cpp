@@ -125,9 +125,9 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   if (state_.solid) findObstacleLinks(solidPoints);
   shells_.resize(static_cast<std::size_t>(layout_.levels));
   if (settings.kernel == AmrKernel::Sorted) sortShells(solidPoints);
-  initialise([](const double (&)[3], float& density, float (&velocity)[3]) {
+  initialise([&settings](const double (&)[3], float& density, float (&velocity)[3]) {
     density = 1.0f;
-    velocity[0] = velocity[1] = velocity[2] = 0.0f;
+    for (int axis = 0; axis < 3; ++axis) velocity[axis] = static_cast<float>(settings.initialVelocity[static_cast<std::size_t>(axis)]);
   });
 }
 

@@ -29,6 +29,9 @@ struct AmrLbmSettings {
   lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;  // D3Q19 or D3Q27
   double tau = 0.8;                                    // relaxation time of level 0
   std::array<double, 3> acceleration{{0.0, 0.0, 0.0}}; // body acceleration, level-0 lattice units
+  // The state the solver starts from: density 1 and this velocity at every point (initialise()
+  // sets another).
+  std::array<double, 3> initialVelocity{{0.0, 0.0, 0.0}};
   lbm::Les les;
   exec::Backend backend = exec::Backend::Cpu;
   AmrKernel kernel = AmrKernel::Sorted;

@@ -128,6 +128,8 @@ AmrLbmSettings AmrLbmCase::settings(exec::Backend backend) const {
   settings.tau = flow.config.tau;
   const lbm::Vector3& a = flow.config.acceleration;
   settings.acceleration = {a.x, a.y, a.z};
+  const lbm::Vector3& start = flow.config.initialVelocity;
+  settings.initialVelocity = {start.x, start.y, start.z};
   settings.les = flow.config.les;
   settings.backend = backend;
   settings.kernel = kernel;

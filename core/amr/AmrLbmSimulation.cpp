@@ -43,14 +43,6 @@ public:
                          "mpirun, or with -np 1");
     }
 #endif
-    const lbm::Vector3& start = amrCase.flow.config.initialVelocity;
-    if (start.x != 0.0f || start.y != 0.0f || start.z != 0.0f)
-      solver_.initialise([&](const double (&)[3], float& density, float (&velocity)[3]) {
-        density = 1.0f;
-        velocity[0] = start.x;
-        velocity[1] = start.y;
-        velocity[2] = start.z;
-      });
     describeBlocks();
     buildLevelZeroView();
   }
