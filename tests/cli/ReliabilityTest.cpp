@@ -515,16 +515,15 @@ TEST_F(MpiFaults, BadInputOnOneRankEndsEveryRank) {
 }
 
 TEST_F(MpiFaults, OutOfMemoryOnOneRankEndsEveryRank) {
-  // Rank 1 may use 900 MB of address space: its half of a 3000 x 3000 grid does not fit. A build
-  // with CUDA cannot start under such a limit (the CUDA runtime and a CUDA-aware MPI reserve far
-  // more address space than that when they load), so the fault is made on CPU-only builds.
-  if (octoflow::exec::cudaCompiled())
-    GTEST_SKIP() << "the CUDA runtime needs more address space than the 900 MB limit that makes the fault";
-  std::string text = replaced(endlessCase("endless", 96, 64), "size = [96, 64]", "size = [3000, 3000]");
+  // Rank 1 may hold 500 MB of data (RLIMIT_DATA: the heap and private writable mappings): its half
+  // of a 4000 x 4000 grid (576 MB of populations) does not fit. A limit on the data, not on the
+  // address space (ulimit -v), so that builds with CUDA start too: the CUDA runtime and a
+  // CUDA-aware MPI reserve far more address space than that when they load, without writing to it.
+  std::string text = replaced(endlessCase("endless", 96, 64), "size = [96, 64]", "size = [4000, 4000]");
   writeCase("big.toml", text);
   const CommandResult result =
       runTwoRanks("run big.toml --backend cpu --output out",
-                  "bash -c \"ulimit -v 900000; exec '" + std::string(OCTOFLOW_CLI_PATH) + "' run big.toml --backend cpu --output out\"");
+                  "bash -c \"ulimit -d 500000; exec '" + std::string(OCTOFLOW_CLI_PATH) + "' run big.toml --backend cpu --output out\"");
   EXPECT_EQ(result.exitCode, 1) << result.output;
   EXPECT_NE(result.output.find("[rank 1] octoflow: failed: out of host memory: requested"), std::string::npos)
       << result.output;
