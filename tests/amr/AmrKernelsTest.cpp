@@ -3,6 +3,7 @@
 // force, a solid sphere). Short enough to run under the sanitizers (the physics tests, tests/amr/AmrLbmTest.cpp, take minutes there).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -61,4 +62,29 @@ TEST(AmrLbm, SplitClassAndSortedKernelsComputeWhatTheNaiveKernelComputes) {
     EXPECT_EQ(density[0], density[run]) << "kernel " << run;
     EXPECT_EQ(velocity[0], velocity[run]) << "kernel " << run;
   }
+}
+
+TEST(AmrLbm, SortedShellsComputeWhatTheNaiveKernelComputesWithOpenFacesOnTwoLevels) {
+  // A velocity inlet (x-) and an outflow face (x+) crossing both levels (the refined leaf touches
+  // the inlet), periodic in y, walls in z: the face rules run in the linked kernel, on level 0
+  // beside finer blocks and on level 1.
+  Octree tree({2, 1, 1}, {false, true, false}, 1);
+  tree.refine({tree.findLeaf(BlockKey{0, 0, 0, 0})});
+  const AmrKernel kernels[] = {AmrKernel::Naive, AmrKernel::Sorted};
+  std::vector<float> density[2], velocity[2];
+  for (int run = 0; run < 2; ++run) {
+    AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q27, 0.6);
+    settings.kernel = kernels[run];
+    settings.faces.face[0].type = lbm::FaceType::Velocity;
+    settings.faces.face[0].velocity = lbm::Vector3{0.04f, 0.0f, 0.0f};
+    settings.faces.face[1].type = lbm::FaceType::Outflow;
+    settings.initialVelocity = {0.02, 0.0, 0.0};
+    AmrLbm amr(tree, settings);
+    amr.advance(3);
+    amr.fetchMoments(density[run], velocity[run]);
+  }
+  EXPECT_EQ(density[0], density[1]);
+  EXPECT_EQ(velocity[0], velocity[1]);
+  // The inlet's stream has entered: the flow is not the initial one.
+  EXPECT_GT(*std::max_element(velocity[0].begin(), velocity[0].end()), 0.021f);
 }
