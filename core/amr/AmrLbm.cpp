@@ -65,6 +65,10 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   if (layout_.levels > kMaxLevels)
     throw std::invalid_argument("the octree LBM runs at most " + std::to_string(kMaxLevels) + " levels");
   if (!(settings.tau > 0.5)) throw std::invalid_argument("the relaxation time must exceed 1/2");
+  // The kernels index a level's points with 32 bits (AmrInnerStep).
+  if (static_cast<double>(layout_.blocks.size()) * static_cast<double>(layout_.pointsPerBlock()) >= 2147483648.0)
+    throw std::invalid_argument("the octree has " + std::to_string(layout_.blocks.size()) +
+                                " leaves: the kernels index at most 2^31 points");
 
   const exec::MemorySpace space = exec::workingSpace(settings.backend);
   const int Q = lbm::latticeQ(settings.lattice);
