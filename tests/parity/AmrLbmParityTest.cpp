@@ -103,37 +103,58 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
   }
 }
 
-// The inner points and the shells on two streams at once, the shell as 26 templated position
-// classes and the shell sorted by kind compute what the split kernels compute: the same bits, on
-// three levels with walls, a force and a sphere.
-TEST(AmrLbmGpu, StreamsShellClassesAndSortedShellsGiveTheBitsOfTheSplitKernels) {
+// Every kernel form computes what the naive kernel computes on the GPU: the same bits, on three
+// levels with a sphere, (1) D3Q19 with walls and a body force, (2) D3Q27 with the Smagorinsky
+// model, a velocity inlet and an outflow face (level 1 touches the inlet): the inner/shell split,
+// the two on streams, the 26 templated shell classes and the shells sorted by kind (their finer
+// sources rebuilt apart).
+TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
   OCTO_SKIP_WITHOUT_GPU();
-  const Octree tree = threeLevelTree();
-  const AmrKernel kernels[] = {AmrKernel::Split, AmrKernel::Streams, AmrKernel::Classes, AmrKernel::Sorted};
-  constexpr int runs = 4;
-  std::vector<float> density[runs], velocity[runs];
-  for (int run = 0; run < runs; ++run) {
-    AmrLbmSettings settings;
-    settings.tau = 0.56;
-    settings.acceleration = {2e-5, 0.0, 0.0};
-    settings.backend = exec::Backend::Cuda;
-    settings.kernel = kernels[run];
-    AmrLbm amr(tree, settings, [](const double (&x)[3]) {
-      return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
-    });
-    amr.initialise([](const double (&x)[3], float& rho, float (&u)[3]) {
-      rho = 1.0f;
-      u[0] = 0.03f;
-      u[1] = static_cast<float>(0.01 * std::sin(0.3 * x[2]));
-      u[2] = 0.0f;
-    });
-    amr.advance(100);
-    amr.fetchMoments(density[run], velocity[run]);
-  }
-  for (int run = 1; run < runs; ++run) {
-    ASSERT_EQ(density[0].size(), density[run].size());
-    EXPECT_EQ(std::memcmp(density[0].data(), density[run].data(), density[0].size() * sizeof(float)), 0) << run;
-    EXPECT_EQ(std::memcmp(velocity[0].data(), velocity[run].data(), velocity[0].size() * sizeof(float)), 0) << run;
+  const AmrKernel kernels[] = {AmrKernel::Naive, AmrKernel::Split, AmrKernel::Streams, AmrKernel::Classes,
+                               AmrKernel::Sorted};
+  constexpr int runs = 5;
+  for (int setup = 0; setup < 2; ++setup) {
+    const bool open = setup == 1;
+    Octree tree = threeLevelTree();
+    if (open) {
+      tree = Octree({3, 2, 2}, {false, false, false}, 2);
+      tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0}), tree.findLeaf(BlockKey{0, 0, 1, 1})});
+      tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
+    }
+    std::vector<float> density[runs], velocity[runs];
+    for (int run = 0; run < runs; ++run) {
+      AmrLbmSettings settings;
+      settings.tau = 0.56;
+      settings.backend = exec::Backend::Cuda;
+      settings.kernel = kernels[run];
+      if (open) {
+        settings.lattice = lbm::LatticeKind::D3Q27;
+        settings.les.model = lbm::LesModel::Smagorinsky;
+        settings.faces.face[0].type = lbm::FaceType::Velocity;
+        settings.faces.face[0].velocity = lbm::Vector3{0.04f, 0.0f, 0.0f};
+        settings.faces.face[1].type = lbm::FaceType::Outflow;
+      } else {
+        settings.acceleration = {2e-5, 0.0, 0.0};
+      }
+      AmrLbm amr(tree, settings, [](const double (&x)[3]) {
+        return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
+      });
+      amr.initialise([](const double (&x)[3], float& rho, float (&u)[3]) {
+        rho = 1.0f;
+        u[0] = 0.03f;
+        u[1] = static_cast<float>(0.01 * std::sin(0.3 * x[2]));
+        u[2] = 0.0f;
+      });
+      amr.advance(100);
+      amr.fetchMoments(density[run], velocity[run]);
+    }
+    for (int run = 1; run < runs; ++run) {
+      ASSERT_EQ(density[0].size(), density[run].size());
+      EXPECT_EQ(std::memcmp(density[0].data(), density[run].data(), density[0].size() * sizeof(float)), 0)
+          << "setup " << setup << ", kernel " << run;
+      EXPECT_EQ(std::memcmp(velocity[0].data(), velocity[run].data(), velocity[0].size() * sizeof(float)), 0)
+          << "setup " << setup << ", kernel " << run;
+    }
   }
 }
 
