@@ -46,7 +46,7 @@ struct ShellPoint {
 
 // The points of finer blocks that a level's linked points pull from, each rebuilt and collided on
 // the level once a step (AmrFinerSourceStep) rather than once for every population pulled from it
-// (a point is the source of up to 5 (D3Q19) or 9 (D3Q27) pulls). `rebuilt`: population q of source
+// (a point is the source of several pulls: 5 in D3Q19 for a point under a face). `rebuilt`: population q of source
 // e at [q count + e]; `sourceOf`: Q entries a linked point, the source of its population q, or
 // kRebuildInPlace (not from a finer block), or kFromSolid (bounced back).
 constexpr std::int32_t kRebuildInPlace = -1;

@@ -515,8 +515,8 @@ TEST_F(MpiFaults, BadInputOnOneRankEndsEveryRank) {
 }
 
 TEST_F(MpiFaults, OutOfMemoryOnOneRankEndsEveryRank) {
-  // Rank 1 may hold 500 MB of data (RLIMIT_DATA: the heap and private writable mappings): its half
-  // of a 4000 x 4000 grid (576 MB of populations) does not fit. A limit on the data, not on the
+  // Rank 1 may hold 500,000 KiB (512 MB) of data (RLIMIT_DATA: the heap and private writable
+  // mappings): its half of a 4000 x 4000 grid (576 MB of populations) does not fit. A limit on the data, not on the
   // address space (ulimit -v), so that builds with CUDA start too: the CUDA runtime and a
   // CUDA-aware MPI reserve far more address space than that when they load, without writing to it.
   std::string text = replaced(endlessCase("endless", 96, 64), "size = [96, 64]", "size = [4000, 4000]");
