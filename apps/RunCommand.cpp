@@ -397,8 +397,9 @@ int runCase(const RunOptions& options) {
         std::vector<adaptors::PointArray> written;
         for (const auto& array : blockArrays)
           if (description.output.wants(array.name)) written.push_back(array);
-        background.post([&, step, written, blocks] {
-          blockWriter->write(step, simulation->timeOf(step), adaptors::makeNonOverlappingAmr(*blocks, written));
+        // A copy of the blocks: a solver that regrids changes them while the file is written.
+        background.post([&, step, written, grid = *blocks] {
+          blockWriter->write(step, simulation->timeOf(step), adaptors::makeNonOverlappingAmr(grid, written));
         });
       }
     }

@@ -268,6 +268,178 @@ void AmrLbm::restore(const AmrLbmSnapshot& snapshot) {
   step_ = snapshot.step;
 }
 
+namespace {
+
+// The points of `tree`'s blocks a point of another tree's block is made from (adopt): the block
+// holding its place at the deepest level `tree` has there, and trilinear taps in it.
+struct AdoptTaps {
+  int block = -1;
+  int count = 0;
+  std::int64_t point[8] = {};
+  double weight[8] = {};
+};
+
+// Point `global` (node coordinates at key.level) from the blocks of `tree` (whose leaf order is
+// its block order); `key`: a block holding the point in its closed box.
+// `covering`: tree.coveringLeaf(key), found once a block.
+AdoptTaps adoptTaps(const Octree& tree, const BlockLayout& layout, BlockKey key, int covering, const std::int64_t (&global)[3]) {
+  const int cells = layout.blockNodes - 1;
+  std::int64_t at[3] = {global[0], global[1], global[2]};  // the point at key.level
+  int leaf = covering;
+  while (leaf < 0) {  // refined further in `tree`: down to the child that holds the point
+    for (int axis = 0; axis < 3; ++axis) at[axis] *= 2;
+    const std::int64_t corner[3] = {2 * key.i * cells, 2 * key.j * cells, 2 * key.k * cells};
+    int child = 0;
+    for (int axis = 0; axis < 3; ++axis)
+      if (at[axis] - corner[axis] >= cells) child |= 1 << axis;
+    key = key.child(child);
+    leaf = tree.coveringLeaf(key);
+  }
+  AdoptTaps taps;
+  taps.block = leaf;
+  const BlockPlacement& block = layout.blocks[static_cast<std::size_t>(leaf)];
+  const int shift = key.level - block.level;  // > 0: the point lies on or between the block's points
+  const std::int64_t denominator = std::int64_t{1} << shift;
+  std::int64_t low[3];
+  double fraction[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    const std::int64_t local = at[axis] - static_cast<std::int64_t>(block.origin[axis]) * denominator;
+    low[axis] = local / denominator;
+    fraction[axis] = static_cast<double>(local % denominator) / static_cast<double>(denominator);
+    if (fraction[axis] == 0.0 && low[axis] == layout.blockNodes - 1) {
+      low[axis] -= 1;  // the block's last point: the upper tap, with weight 1
+      fraction[axis] = 1.0;
+    }
+  }
+  const int B = layout.blockNodes;
+  for (int corner = 0; corner < 8; ++corner) {
+    double weight = 1.0;
+    std::int64_t index[3];
+    for (int axis = 0; axis < 3; ++axis) {
+      const bool upper = (corner >> axis) & 1;
+      weight *= upper ? fraction[axis] : 1.0 - fraction[axis];
+      index[axis] = low[axis] + (upper ? 1 : 0);
+    }
+    if (weight == 0.0) continue;
+    taps.point[taps.count] = index[0] + B * (index[1] + B * index[2]);
+    taps.weight[taps.count] = weight;
+    ++taps.count;
+  }
+  return taps;
+}
+
+std::vector<std::int64_t> sourceSlots(const BlockLayout& layout) {
+  std::vector<std::int64_t> slots(layout.blocks.size(), -1);
+  std::int64_t next = 0;
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b)
+    if (layout.crossLevelSource[b]) slots[b] = next++;
+  return slots;
+}
+
+}  // namespace
+
+AmrLbmHostCopy AmrLbm::hostCopy() const {
+  std::vector<std::uint8_t> solid(solid_.size());
+  if (!solid.empty()) solid_.copyTo(solid.data(), solid.size());
+  return AmrLbmHostCopy{octree_, settings_, layout_, snapshot(), std::move(solid)};
+}
+
+void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
+  if (previous.settings.lattice != settings_.lattice || previous.settings.tau != settings_.tau ||
+      previous.octree.rootBlocks() != octree_.rootBlocks() || previous.octree.periodic() != octree_.periodic() ||
+      previous.layout.blockNodes != layout_.blockNodes)
+    throw std::invalid_argument("adopt: the other solver has another domain, lattice or relaxation");
+  const AmrLbmSnapshot& old = previous.snapshot;
+  const BlockLayout& oldLayout = previous.layout;
+  const std::vector<std::uint8_t>& oldSolid = previous.solid;
+  std::vector<std::uint8_t> newSolid(solid_.size());
+  if (!newSolid.empty()) solid_.copyTo(newSolid.data(), newSolid.size());
+  const std::vector<std::int64_t> oldSlots = sourceSlots(oldLayout), newSlots = sourceSlots(layout_);
+  const int B = layout_.blockNodes;
+  const std::int64_t N = layout_.pointsPerBlock();
+
+  lbm::withLattice(settings_.lattice, [&](auto lattice) {
+    using L = decltype(lattice);
+    std::vector<float> post(post_[0].size()), pre(pre_[0].size());
+    for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
+      const BlockPlacement& block = layout_.blocks[b];
+      const BlockKey key{block.level, block.origin[0] / (B - 1), block.origin[1] / (B - 1), block.origin[2] / (B - 1)};
+      const double tauNew = tau(block.level);
+      const int covering = previous.octree.coveringLeaf(key);
+      for (int k = 0; k < B; ++k)
+        for (int j = 0; j < B; ++j)
+          for (int i = 0; i < B; ++i) {
+            const std::int64_t n = i + B * (j + B * static_cast<std::int64_t>(k));
+            const std::int64_t global[3] = {block.origin[0] + i, block.origin[1] + j, block.origin[2] + k};
+            AdoptTaps taps = adoptTaps(previous.octree, oldLayout, key, covering, global);
+            const std::size_t from = static_cast<std::size_t>(taps.block);
+            const int oldLevel = oldLayout.blocks[from].level;
+            const float* oldPost = old.post[old.parity[static_cast<std::size_t>(oldLevel)]].data();
+            // A fluid point leaves the obstacle's points out (their state is never stepped).
+            const bool fluid = newSolid.empty() || newSolid[b * static_cast<std::size_t>(N) + static_cast<std::size_t>(n)] == 0;
+            double total = 0.0;
+            int kept = 0;
+            for (int t = 0; t < taps.count; ++t) {
+              const bool solid = !oldSolid.empty() && oldSolid[from * static_cast<std::size_t>(N) + static_cast<std::size_t>(taps.point[t])] != 0;
+              if (fluid && solid) continue;
+              taps.point[kept] = taps.point[t];
+              taps.weight[kept] = taps.weight[t];
+              total += taps.weight[t];
+              ++kept;
+            }
+            taps.count = kept;
+            float f[L::Q] = {};
+            for (int t = 0; t < taps.count; ++t)
+              for (int q = 0; q < L::Q; ++q)
+                f[q] += static_cast<float>(taps.weight[t] / total) *
+                        oldPost[(from * L::Q + static_cast<std::size_t>(q)) * static_cast<std::size_t>(N) + static_cast<std::size_t>(taps.point[t])];
+            const bool copied = oldLevel == block.level && taps.count == 1;
+            float g[L::Q], h[L::Q];  // post-collision, pre-collision
+            if (copied) {
+              for (int q = 0; q < L::Q; ++q) g[q] = f[q];
+            }
+            // Across levels, or a pre-collision state the other solver does not keep: equilibrium
+            // plus the non-equilibrium part rescaled, f_neq ~ tau dt, post = (1 - 1/tau) pre.
+            const double tauOld = tau(oldLevel);
+            const double timeRatio = std::ldexp(1.0, oldLevel - block.level);
+            const bool known = std::fabs(tauOld - 1.0) > 1e-6;  // at tau = 1 a collision keeps no f_neq
+            const float postScale = known ? static_cast<float>((tauNew - 1.0) * timeRatio / (tauOld - 1.0)) : 0.0f;
+            const float preScale = known ? static_cast<float>(tauNew * timeRatio / (tauOld - 1.0)) : 0.0f;
+            const lbm::Vector3& a = state_.acceleration[oldLevel];
+            float rho = 1.0f;
+            lbm::Vector3 u;
+            if (taps.count > 0) lbm::moments<L>(f, lbm::Vector3{-a.x, -a.y, -a.z}, rho, u);
+            for (int q = 0; q < L::Q; ++q) {
+              const float equilibrium = lbm::equilibriumDeviation<L>(q, rho, u);
+              const float nonEquilibrium = taps.count > 0 ? f[q] - equilibrium : 0.0f;
+              if (!copied) g[q] = equilibrium + postScale * nonEquilibrium;
+              h[q] = equilibrium + preScale * nonEquilibrium;
+            }
+            // The other solver's pre-collision state where it keeps one for this very point.
+            const std::int64_t oldSlot = oldSlots[from];
+            if (copied && oldSlot >= 0) {
+              const float* oldPre = old.pre[old.parity[static_cast<std::size_t>(oldLevel)]].data();
+              for (int q = 0; q < L::Q; ++q)
+                h[q] = oldPre[(static_cast<std::size_t>(oldSlot) * L::Q + static_cast<std::size_t>(q)) * static_cast<std::size_t>(N) +
+                              static_cast<std::size_t>(taps.point[0])];
+            }
+            for (int q = 0; q < L::Q; ++q) {
+              post[(b * L::Q + static_cast<std::size_t>(q)) * static_cast<std::size_t>(N) + static_cast<std::size_t>(n)] = g[q];
+              if (newSlots[b] >= 0)
+                pre[(static_cast<std::size_t>(newSlots[b]) * L::Q + static_cast<std::size_t>(q)) * static_cast<std::size_t>(N) +
+                    static_cast<std::size_t>(n)] = h[q];
+            }
+          }
+    }
+    for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
+    for (int parity = 0; parity < 2; ++parity) {
+      post_[parity].copyFrom(post.data(), post.size());
+      if (!pre.empty()) pre_[parity].copyFrom(pre.data(), pre.size());
+    }
+  });
+  step_ = old.step;
+}
+
 // The part of point (i, j, k)'s dual cell that `block` holds: a point on a face shared with another
 // block has half its dual cell in each; on a wall (half a spacing beyond the point, half-way
 // bounce-back) or an open face the whole cell is the block's.

@@ -53,6 +53,8 @@ struct AmrLbmSnapshot {
   std::vector<float> post[2], pre[2];
 };
 
+struct AmrLbmHostCopy;
+
 class AmrLbm {
 public:
   AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const SolidTest& solid = {});
@@ -102,6 +104,19 @@ public:
   // The obstacle mask where the solver lives (a byte a point), or null without obstacles.
   const std::uint8_t* workingSolid() const { return solid_.size() ? solid_.data() : nullptr; }
 
+  // Takes over the state of a solver on another octree with the same root blocks, lattice and
+  // relaxation (a regrid), and its step count. A point whose place the other octree holds at the
+  // same level keeps its populations; a point of a level the other octree has coarser there is
+  // interpolated (trilinear in the coarse populations, obstacle points left out); a point of a
+  // level the other has finer takes the finer point it coincides with (node-centred). Moved across
+  // levels, a point keeps the equilibrium of its density and velocity, and its non-equilibrium
+  // part is rescaled as populations crossing levels are (AmrLbmStep.hpp, with each level's base
+  // relaxation time: Smagorinsky's local one is not kept).
+  // `previous`: the other solver's hostCopy(), taken before it is destroyed (no device memory for
+  // two solvers at once).
+  void adopt(const AmrLbmHostCopy& previous);
+
+  AmrLbmHostCopy hostCopy() const;
   AmrLbmSnapshot snapshot() const;
   // A snapshot of a solver on the same octree and lattice (sizes checked: std::invalid_argument).
   void restore(const AmrLbmSnapshot& snapshot);
@@ -138,6 +153,15 @@ private:
   std::vector<AmrObstacleLink> obstacleLinks_;
   exec::Buffer<AmrObstacleLink> workingLinks_;
   exec::Buffer<double> linkForces_;  // three values a link point
+};
+
+// A solver's octree, settings, state and obstacle points on the host (AmrLbm::adopt).
+struct AmrLbmHostCopy {
+  Octree octree;
+  AmrLbmSettings settings;
+  BlockLayout layout;
+  AmrLbmSnapshot snapshot;
+  std::vector<std::uint8_t> solid;  // empty: no obstacle
 };
 
 // The per-backend, per-lattice kernels (AmrLbmCpu.cpp, AmrLbmCuda.cu).

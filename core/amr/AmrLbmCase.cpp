@@ -20,15 +20,16 @@ constexpr int kLeafCells = AmrLbmCase::kLeafCells;
 constexpr int kDeepestLevel = kMaxLevels - 1;
 
 // The solid nodes the obstacles mark on `extent` (node coordinates x' = scale x + shift of the
-// case's), OR-ed into `mask`; an STL problem is reported with the obstacle's key.
-void markObstacles(const CaseReader& reader, const std::vector<geometry::ObstacleSpec>& obstacles, double scale,
+// case's), OR-ed into `mask`; an STL problem is reported with the obstacle's key (with a reader:
+// while the case is read).
+void markObstacles(const CaseReader* reader, const std::vector<geometry::ObstacleSpec>& obstacles, double scale,
                    const std::array<double, 3>& shift, const Extent& extent, std::uint8_t* mask) {
   for (std::size_t n = 0; n < obstacles.size(); ++n) {
     try {
       geometry::rasterize(geometry::transformed(obstacles[n], scale, shift), extent, mask);
     } catch (const InputError& error) {
-      if (obstacles[n].file.empty() || error.source() != obstacles[n].file) throw;
-      reader.fail("obstacle[" + std::to_string(n) + "].file", error.what());
+      if (!reader || obstacles[n].file.empty() || error.source() != obstacles[n].file) throw;
+      reader->fail("obstacle[" + std::to_string(n) + "].file", error.what());
     }
   }
 }
@@ -44,7 +45,7 @@ bool nearSurface(const CaseReader& reader, const AmrLbmCase& amrCase, const Bloc
   std::array<double, 3> shift{};
   for (int axis = 0; axis < 3; ++axis) shift[static_cast<std::size_t>(axis)] = -static_cast<double>(key[axis] * kLeafCells - margin);
   std::vector<std::uint8_t> mask(static_cast<std::size_t>(extent.cellCount()), 0);
-  markObstacles(reader, amrCase.flow.obstacles, std::ldexp(1.0, leaf.level), shift, extent, mask.data());
+  markObstacles(&reader, amrCase.flow.obstacles, std::ldexp(1.0, leaf.level), shift, extent, mask.data());
   const auto solid = std::count(mask.begin(), mask.end(), std::uint8_t{1});
   return solid > 0 && solid < static_cast<std::ptrdiff_t>(mask.size());
 }
@@ -65,7 +66,7 @@ Octree buildOctree(const CaseReader& reader, const AmrLbmCase& amrCase, const st
 }
 
 // The obstacles on the points of every leaf block (block order, x fastest).
-std::vector<std::uint8_t> solidPointsOf(const CaseReader& reader, const AmrLbmCase& amrCase, const BlockLayout& layout) {
+std::vector<std::uint8_t> solidPointsOf(const CaseReader* reader, const AmrLbmCase& amrCase, const BlockLayout& layout) {
   if (amrCase.flow.obstacles.empty()) return {};
   const Index B = layout.blockNodes;
   const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
@@ -77,17 +78,41 @@ std::vector<std::uint8_t> solidPointsOf(const CaseReader& reader, const AmrLbmCa
     markObstacles(reader, amrCase.flow.obstacles, std::ldexp(1.0, block.level), shift, Extent{B, B, B},
                   mask.data() + b * points);
   }
-  const auto solid = std::count(mask.begin(), mask.end(), std::uint8_t{1});
-  if (solid == 0) reader.fail("obstacle", "the obstacles cover no point of the octree (level-0 node (i,j,k) sits at (i,j,k))");
-  if (solid == static_cast<std::ptrdiff_t>(mask.size())) reader.fail("obstacle", "the obstacles fill the whole domain");
   return mask;
+}
+
+// [amr] regrid = "none" | "vorticity" | a field's name, regrid_threshold, regrid_every.
+void readRegrid(const CaseReader& reader, const toml::table& table, AmrLbmCase& result) {
+  std::vector<std::string> choices = {"none", "vorticity"};
+  for (const sim::FieldInfo& field : result.flow.fields()) choices.push_back(field.name);
+  const std::string regrid = reader.choice(&table, "amr", "regrid", choices);
+  RegridSettings& settings = result.regrid;
+  if (regrid == "none") {
+    for (const char* key : {"regrid_threshold", "regrid_every"})
+      if (table.get(key)) reader.fail(std::string("amr.") + key, "only a regrid criterion (amr.regrid) takes it");
+    return;
+  }
+  settings.criterion = regrid == "vorticity" ? RegridCriterion::Vorticity : RegridCriterion::Field;
+  settings.field = regrid == "vorticity" ? "velocity" : regrid;
+  const toml::node* threshold = table.get("regrid_threshold");
+  if (!threshold)
+    reader.fail("amr.regrid_threshold", "regrid = \"" + regrid + "\" needs a threshold (" +
+                                            (regrid == "vorticity" ? "|curl u| h, lattice units: try 0.01" : "the field's value") + ")");
+  settings.threshold = settings.criterion == RegridCriterion::Vorticity ? reader.positive(*threshold, "amr.regrid_threshold")
+                                                                        : reader.number(*threshold, "amr.regrid_threshold");
+  if (const toml::node* every = table.get("regrid_every")) {
+    settings.every = reader.integer(*every, "amr.regrid_every");
+    if (settings.every < 1) reader.fail("amr.regrid_every", "expected a positive number of level-0 steps, got " + std::to_string(settings.every));
+  }
+  if (result.maxLevel == 0) reader.fail("amr.regrid", "max_level = 0 leaves nothing to refine: raise amr.max_level");
 }
 
 void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
   const toml::table* table = reader.table("amr", false);
   const toml::table empty;
   if (!table) table = &empty;
-  reader.checkKeys(*table, "amr", {"max_level", "leaf_cells", "refine", "refine_distance", "kernel"});
+  reader.checkKeys(*table, "amr",
+                   {"max_level", "leaf_cells", "refine", "refine_distance", "kernel", "regrid", "regrid_threshold", "regrid_every"});
   if (const toml::node* level = table->get("max_level")) {
     const Index value = reader.integer(*level, "amr.max_level");
     if (value < 0 || value > kDeepestLevel)
@@ -118,9 +143,14 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
                   : kernel == "classes" ? AmrKernel::Classes
                   : kernel == "sorted"  ? AmrKernel::Sorted
                                         : AmrKernel::Split;
+  readRegrid(reader, *table, result);
 }
 
 }  // namespace
+
+std::vector<std::uint8_t> AmrLbmCase::solidPointsOn(const BlockLayout& layout) const {
+  return solidPointsOf(nullptr, *this, layout);
+}
 
 AmrLbmSettings AmrLbmCase::settings(exec::Backend backend) const {
   AmrLbmSettings settings;
@@ -157,7 +187,13 @@ std::string AmrLbmCase::describe() const {
                 : kernel == AmrKernel::Classes ? "classes"
                 : kernel == AmrKernel::Sorted  ? "sorted"
                                                : "split");
-  return text;
+  std::string result = text;
+  if (regrid.enabled()) {
+    std::snprintf(text, sizeof text, "; regrid every %lld steps to level %d where %s > %g", static_cast<long long>(regrid.every),
+                  maxLevel, regrid.criterion == RegridCriterion::Vorticity ? "|curl u| h" : regrid.field.c_str(), regrid.threshold);
+    result += text;
+  }
+  return result;
 }
 
 // Populations twice, the pre-collision copies of the blocks read across levels (at most twice
@@ -220,7 +256,12 @@ std::unique_ptr<sim::SolverCase> parseAmrLbmCase(const CaseReader& reader, io::C
   }
   readAmrTable(reader, *result);
   result->octree = std::make_shared<const Octree>(buildOctree(reader, *result, rootBlocks, periodic));
-  result->solidPoints = solidPointsOf(reader, *result, leafBlocks(*result->octree));
+  result->solidPoints = solidPointsOf(&reader, *result, leafBlocks(*result->octree));
+  const auto solid = std::count(result->solidPoints.begin(), result->solidPoints.end(), std::uint8_t{1});
+  if (!result->flow.obstacles.empty() && solid == 0)
+    reader.fail("obstacle", "the obstacles cover no point of the octree (level-0 node (i,j,k) sits at (i,j,k))");
+  if (solid > 0 && solid == static_cast<std::ptrdiff_t>(result->solidPoints.size()))
+    reader.fail("obstacle", "the obstacles fill the whole domain");
   return result;
 }
 

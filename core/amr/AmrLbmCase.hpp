@@ -11,6 +11,7 @@
 
 #include "amr/AmrLbm.hpp"
 #include "amr/Octree.hpp"
+#include "amr/Regrid.hpp"
 #include "lbm/LbmCase.hpp"
 #include "sim/SolverCase.hpp"
 
@@ -27,11 +28,16 @@ public:
   RefineCriterion refine = RefineCriterion::Obstacles;
   double refineDistance = 4.0;  // level-0 spacings
   AmrKernel kernel = AmrKernel::Sorted;
+  // Dynamic refinement ([amr] regrid keys): every `regrid.every` level-0 steps the leaves are
+  // refined or coarsened by the criterion, never below the static refinement (`octree`).
+  RegridSettings regrid;
   // Made from the keys above while the case is read (static refinement).
   std::shared_ptr<const Octree> octree;
   std::vector<std::uint8_t> solidPoints;  // a byte a point of every leaf block (empty: no obstacle)
 
   AmrLbmSettings settings(exec::Backend backend) const;
+  // The obstacles on the points of the blocks of an octree (as solidPoints for `octree`).
+  std::vector<std::uint8_t> solidPointsOn(const BlockLayout& layout) const;
   const std::vector<sim::FieldInfo>& fields() const override;
   std::string describe() const override;
   sim::MemoryNeeds memoryNeeds(exec::Backend backend) const override;

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "amr/AmrLbmCase.hpp"
+#include "amr/Regrid.hpp"
 #include "common/Error.hpp"
 #include "exec/Memory.hpp"
 #include "io/CaseFile.hpp"
@@ -32,7 +34,8 @@ class AmrLbmSimulation final : public sim::Simulation {
 public:
   AmrLbmSimulation(const io::CaseDescription& description, const AmrLbmCase& amrCase, const sim::CreateOptions& options)
       : description_(description), case_(amrCase),
-        solver_(*amrCase.octree, amrCase.settings(options.backend), amrCase.solidPoints) {
+        solver_(std::make_unique<AmrLbm>(*amrCase.octree, amrCase.settings(options.backend), amrCase.solidPoints)),
+        solidPoints_(amrCase.solidPoints) {
 #if OCTOFLOW_HAVE_MPI
     if (options.overMpi) {
       int ranks = 1;
@@ -48,11 +51,21 @@ public:
   }
 
   std::string describe() const override { return case_.describe(); }
-  exec::Backend backend() const override { return solver_.settings().backend; }
+  exec::Backend backend() const override { return solver_->settings().backend; }
   const Extent& extent() const override { return description_.extent; }
   const std::vector<sim::FieldInfo>& fields() const override { return case_.fields(); }
-  Index step() const override { return solver_.step(); }
-  void advance(Index steps) override { solver_.advance(steps); }
+  Index step() const override { return solver_->step(); }
+  // With a regrid criterion: a regrid after every multiple of regrid.every (so a restart regrids
+  // where the run it continues did).
+  void advance(Index steps) override {
+    const Index every = case_.regrid.enabled() ? case_.regrid.every : 0;
+    while (steps > 0) {
+      const Index chunk = every > 0 ? std::min(steps, every - solver_->step() % every) : steps;
+      solver_->advance(chunk);
+      steps -= chunk;
+      if (every > 0 && solver_->step() % every == 0) regrid();
+    }
+  }
   double nodeUpdatesPerStep() const override {
     double updates = 0.0;
     for (const sim::BlockGrid::Block& block : blocks_.blocks)
@@ -89,7 +102,7 @@ public:
 
   const sim::BlockGrid* blockGrid() const override { return &blocks_; }
   const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names) override {
-    solver_.fetchMoments(blockDensity_, blockVelocity_);
+    solver_->fetchMoments(blockDensity_, blockVelocity_);
     blockFields_ = {};
     if (sim::asksFor(names, "density")) blockFields_.arrays.push_back({"density", 1, blockDensity_.data()});
     if (sim::asksFor(names, "velocity")) blockFields_.arrays.push_back({"velocity", 3, blockVelocity_.data()});
@@ -97,21 +110,21 @@ public:
   }
 
   const sim::BlockFieldSet& workingBlockFields(const std::vector<std::string>& names) override {
-    const float* moments = solver_.workingMoments();
+    const float* moments = solver_->workingMoments();
     const std::size_t total = blocks_.blocks.size() * static_cast<std::size_t>(blocks_.pointsPerBlock());
     workingBlockFields_ = {};
     if (sim::asksFor(names, "density")) workingBlockFields_.arrays.push_back({"density", 1, moments});
     if (sim::asksFor(names, "velocity")) workingBlockFields_.arrays.push_back({"velocity", 3, moments + total});
-    workingBlockFields_.solid = solver_.workingSolid();
+    workingBlockFields_.solid = solver_->workingSolid();
     return workingBlockFields_;
   }
 
   std::vector<sim::FieldLimit> fieldLimits() const override { return lbm::flowFieldLimits(); }
 
   sim::SolverState saveState() override {
-    const AmrLbmSnapshot snapshot = solver_.snapshot();
+    const AmrLbmSnapshot snapshot = solver_->snapshot();
     sim::SolverState state;
-    state.records.push_back(sim::makeRecord(kOctreeRecord, solver_.octree().serialize()));
+    state.records.push_back(sim::makeRecord(kOctreeRecord, solver_->octree().serialize()));
     state.records.push_back(sim::makeRecord(kParityRecord, snapshot.parity));
     for (int n = 0; n < 2; ++n) {
       state.records.push_back(sim::makeRecord(kPostRecords[n], snapshot.post[n]));
@@ -120,10 +133,28 @@ public:
     return state;
   }
   void restoreState(const sim::StateSource& source) override {
-    if (source.values<unsigned char>(kOctreeRecord) != solver_.octree().serialize())
+    const std::vector<unsigned char> octree = source.values<unsigned char>(kOctreeRecord);
+    if (case_.regrid.enabled()) {
+      // The octree the run had regridded to: on this case's root blocks, levels and floor.
+      if (octree != solver_->octree().serialize()) {
+        std::unique_ptr<Octree> saved;
+        try {
+          saved = std::make_unique<Octree>(Octree::deserialize(octree));
+        } catch (const std::invalid_argument& error) {
+          source.fail(kOctreeRecord, error.what());
+        }
+        const Octree& floor = *case_.octree;
+        if (saved->rootBlocks() != floor.rootBlocks() || saved->periodic() != floor.periodic() ||
+            saved->maxLevel() != floor.maxLevel() || !coversFloor(*saved, floor))
+          source.fail(kOctreeRecord, "the checkpoint's octree does not fit this case (its domain, [amr] keys or obstacles "
+                                     "changed): restart with the case that wrote it");
+        rebuild(*saved, nullptr);
+      }
+    } else if (octree != solver_->octree().serialize()) {
       source.fail(kOctreeRecord, "the checkpoint's octree is not the one this case makes (its domain, [amr] keys or "
                                  "obstacles changed): restart with the case that wrote it");
-    const AmrLbmSnapshot current = solver_.snapshot();
+    }
+    const AmrLbmSnapshot current = solver_->snapshot();
     AmrLbmSnapshot snapshot;
     snapshot.step = source.step();
     snapshot.parity = source.values<std::int32_t>(kParityRecord, current.parity.size());
@@ -133,13 +164,13 @@ public:
       snapshot.post[n] = source.values<float>(kPostRecords[n], current.post[n].size());
       snapshot.pre[n] = source.values<float>(kPreRecords[n], current.pre[n].size());
     }
-    solver_.restore(snapshot);
+    solver_->restore(snapshot);
   }
 
   // forces.csv ([forces]): the force on the obstacles after the last step, level-0 lattice units.
   sim::DiagnosticsLog diagnosticsLog() const override { return lbm::forcesLog(case_.flow); }
   std::vector<double> diagnostics() override {
-    return lbm::forcesRow(case_.flow, step(), solver_.obstacleForce(), description_.dimensions);
+    return lbm::forcesRow(case_.flow, step(), solver_->obstacleForce(), description_.dimensions);
   }
 
   const std::vector<std::uint8_t>* solidMask() const override { return solidNodes_.empty() ? nullptr : &solidNodes_; }
@@ -153,11 +184,50 @@ public:
   }
 
 private:
+  // Every leaf of `floor` is a leaf of `tree` or refined there.
+  static bool coversFloor(const Octree& tree, const Octree& floor) {
+    for (const BlockKey& leaf : tree.leaves())
+      if (floor.coveringLeaf(leaf) < 0) return false;  // refined further in the floor
+    return true;
+  }
+
+  // Refines and coarsens the leaves by the case's criterion on the current state, and moves the
+  // state to the new octree (AmrLbm::adopt) when it differs.
+  void regrid() {
+    const BlockLayout& layout = solver_->layout();
+    solver_->fetchMoments(blockDensity_, blockVelocity_);
+    const bool velocity = case_.regrid.field == "velocity";
+    const std::vector<double> indicator =
+        blockIndicator(layout, case_.regrid.criterion, velocity ? blockVelocity_.data() : blockDensity_.data(),
+                       velocity ? 3 : 1, solidPoints_.empty() ? nullptr : solidPoints_.data());
+    const Octree next = adapted(solver_->octree(), regridChanges(indicator, case_.regrid), case_.octree.get());
+    if (next.leaves() == solver_->octree().leaves()) return;
+    const AmrLbmHostCopy previous = solver_->hostCopy();
+    rebuild(next, &previous);
+  }
+
+  // The solver on `octree` (its state from `previous`, or the initial one), and what is made of its
+  // blocks: the block grid and the level-0 view.
+  void rebuild(const Octree& octree, const AmrLbmHostCopy* previous) {
+    const BlockLayout layout = leafBlocks(octree);
+    std::vector<std::uint8_t> solid = case_.solidPointsOn(layout);
+    const AmrLbmSettings settings = solver_->settings();
+    solver_.reset();  // its device memory first
+    solver_ = std::make_unique<AmrLbm>(octree, settings, solid);
+    if (previous) solver_->adopt(*previous);
+    solidPoints_ = std::move(solid);
+    const std::int64_t revision = blocks_.revision + 1;
+    blocks_ = {};
+    blocks_.revision = revision;
+    describeBlocks();
+    buildLevelZeroView();
+  }
+
   void describeBlocks() {
-    const BlockLayout& layout = solver_.layout();
+    const BlockLayout& layout = solver_->layout();
     blocks_.blockNodes = layout.blockNodes;
     blocks_.levels = layout.levels;
-    const Octree& octree = solver_.octree();
+    const Octree& octree = solver_->octree();
     for (int axis = 0; axis < 3; ++axis) {
       blocks_.domainCells[axis] = static_cast<Index>(octree.rootBlocks()[static_cast<std::size_t>(axis)]) * (layout.blockNodes - 1);
       blocks_.periodic[axis] = octree.periodic()[static_cast<std::size_t>(axis)];
@@ -172,7 +242,7 @@ private:
 
   // Which point holds each level-0 node: of the blocks holding it, one of the finest.
   void buildLevelZeroView() {
-    const BlockLayout& layout = solver_.layout();
+    const BlockLayout& layout = solver_->layout();
     const Extent& grid = extent();
     const Index B = layout.blockNodes;
     const std::size_t nodes = static_cast<std::size_t>(grid.cellCount());
@@ -204,19 +274,21 @@ private:
     viewSource_.copyFrom(source.data(), nodes);
     viewDensity_ = exec::Buffer<float>(space, nodes);
     viewVelocity_ = exec::Buffer<float>(space, 3 * nodes);
-    if (!case_.solidPoints.empty()) {
+    // The obstacles mark the same level-0 nodes on every octree: made once.
+    if (!solidPoints_.empty() && solidNodes_.empty()) {
       solidNodes_.resize(nodes);
-      for (std::size_t n = 0; n < nodes; ++n) solidNodes_[n] = case_.solidPoints[static_cast<std::size_t>(source[n])];
+      for (std::size_t n = 0; n < nodes; ++n) solidNodes_[n] = solidPoints_[static_cast<std::size_t>(source[n])];
     }
   }
 
   void gatherLevelZero() {
-    solver_.gatherPoints(viewSource_.data(), extent().cellCount(), viewDensity_.data(), viewVelocity_.data());
+    solver_->gatherPoints(viewSource_.data(), extent().cellCount(), viewDensity_.data(), viewVelocity_.data());
   }
 
   const io::CaseDescription& description_;
   const AmrLbmCase& case_;
-  AmrLbm solver_;
+  std::unique_ptr<AmrLbm> solver_;
+  std::vector<std::uint8_t> solidPoints_;  // the obstacles on the current octree's points
   sim::BlockGrid blocks_;
   exec::Buffer<std::int64_t> viewSource_;  // level-0 node -> point (block order)
   exec::Buffer<float> viewDensity_, viewVelocity_;

@@ -557,4 +557,29 @@ Octree Octree::deserialize(const std::vector<unsigned char>& bytes) {
   return tree;
 }
 
+Octree adapted(const Octree& tree, const std::vector<LeafChange>& changes, const Octree* floor) {
+  if (changes.size() != tree.leafCount())
+    throw std::invalid_argument("adapted: " + std::to_string(changes.size()) + " changes for " +
+                                std::to_string(tree.leafCount()) + " leaves");
+  if (floor && (floor->rootBlocks() != tree.rootBlocks() || floor->periodic() != tree.periodic()))
+    throw std::invalid_argument("adapted: the floor is a tree on other root blocks");
+  Octree result = tree;
+  std::vector<int> coarsen;
+  std::vector<BlockKey> refine;
+  for (std::size_t n = 0; n < changes.size(); ++n) {
+    const BlockKey& leaf = tree.leaves()[n];
+    if (changes[n] == LeafChange::Refine) refine.push_back(leaf);
+    // A floor leaf covering the parent (the parent or an ancestor is a floor leaf): merging stays
+    // at or above the floor.
+    if (changes[n] == LeafChange::Coarsen && leaf.level > 0 && (!floor || floor->coveringLeaf(leaf.parent()) >= 0))
+      coarsen.push_back(static_cast<int>(n));
+  }
+  result.coarsen(coarsen);
+  // Leaves marked Refine are never merged (a family merges only when all 8 are marked Coarsen).
+  std::vector<int> split;
+  for (const BlockKey& key : refine) split.push_back(result.findLeaf(key));
+  result.refine(split);
+  return result;
+}
+
 }  // namespace octoflow::amr

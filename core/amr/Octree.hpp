@@ -134,4 +134,14 @@ private:
   Index index_;  // packKey(leaf) -> leaf index
 };
 
+// What a regrid does to a leaf (adapted()).
+enum class LeafChange : std::int8_t { Coarsen = -1, Keep = 0, Refine = 1 };
+
+// The tree after a regrid: families whose 8 leaves are all marked Coarsen merge into their parent
+// (when that keeps the 2:1 balance, and unless `floor`, a tree on the same root blocks, is refined
+// below the parent there: a floor the regrid never coarsens past, as static refinement), then the
+// leaves marked Refine (below maxLevel) split, and the tree is balanced. `changes`: one per leaf of
+// `tree`, in its leaf order.
+Octree adapted(const Octree& tree, const std::vector<LeafChange>& changes, const Octree* floor = nullptr);
+
 }  // namespace octoflow::amr

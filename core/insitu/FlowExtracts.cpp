@@ -44,6 +44,7 @@ exec::Buffer<T> uploaded(exec::Backend backend, const std::vector<T>& values) {
 
 void FlowExtracts::describeBlocks(const sim::BlockGrid& blocks) {
   const particles::BlockTables tables = particles::blockTables(blocks);
+  blocksRevision_ = blocks.revision;
   blockMeta_ = uploaded(backend_, tables.meta);
   leafOf_ = uploaded(backend_, tables.leafOf);
   blockView_ = tables.view;
@@ -58,6 +59,8 @@ void FlowExtracts::releaseTracers(Index step) {
 void FlowExtracts::moveTracers(int steps) {
   if (!description_.tracers.enabled()) return;
   if (blockView_.leafOf) {
+    const sim::BlockGrid& blocks = *simulation_.blockGrid();
+    if (blocks.revision != blocksRevision_) describeBlocks(blocks);  // regridded
     const sim::BlockFieldSet& fields = simulation_.workingBlockFields({"velocity"});
     particles::BlockVelocityView view = blockView_;
     view.velocity = fields.values("velocity");

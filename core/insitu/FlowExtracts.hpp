@@ -69,6 +69,7 @@ private:
   // A solver with levels (one rank): tracers move in its blocks (particles::BlockVelocityView).
   exec::Buffer<std::int32_t> blockMeta_, leafOf_;
   particles::BlockVelocityView blockView_;
+  Index blocksRevision_ = 0;  // of the blocks the tables describe
   std::unique_ptr<insitu::IsosurfaceExtractor> extractor_;
   exec::Buffer<float> speed_;  // surface of the speed: |velocity| per node
 };

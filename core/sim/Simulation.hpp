@@ -83,6 +83,9 @@ struct BlockGrid {
   Index domainCells[3] = {0, 0, 0};  // level-0 cells a side of the domain
   bool periodic[3] = {false, false, false};
   std::vector<Block> blocks;
+  // Counts the changes of the blocks (a solver that regrids changes them in advance()): what is
+  // made of them (tables, copies) is made again when it moves on.
+  Index revision = 0;
   Index pointsPerBlock() const { return static_cast<Index>(blockNodes) * blockNodes * blockNodes; }
 };
 

@@ -1,0 +1,150 @@
+// Dynamic refinement on the octree: a regrid's decision (amr/Regrid, Octree adapted()) and the
+// LBM's state moved to the new octree (AmrLbm::adopt).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "AmrTestSupport.hpp"
+#include "amr/AmrLbm.hpp"
+#include "amr/Octree.hpp"
+#include "amr/Regrid.hpp"
+
+namespace octoflow::amr {
+namespace {
+
+std::vector<LeafChange> allKept(const Octree& tree) { return std::vector<LeafChange>(tree.leafCount(), LeafChange::Keep); }
+
+TEST(OctreeAdapt, RefinesMarkedLeavesAndMergesWholeMarkedFamiliesAboveTheFloor) {
+  const Octree roots({2, 2, 2}, {false, false, false}, 2);
+  std::vector<LeafChange> changes = allKept(roots);
+  changes[3] = LeafChange::Refine;
+  const Octree refined = adapted(roots, changes);
+  ASSERT_EQ(refined.leafCount(), 15u);
+  EXPECT_TRUE(refined.isBalanced());
+  for (int c = 0; c < 8; ++c) EXPECT_GE(refined.findLeaf(roots.leaves()[3].child(c)), 0);
+
+  // The family merges when all 8 are marked; 7 of 8 leave it as it is.
+  std::vector<LeafChange> merge = allKept(refined);
+  for (int c = 0; c < 8; ++c) merge[static_cast<std::size_t>(refined.findLeaf(roots.leaves()[3].child(c)))] = LeafChange::Coarsen;
+  EXPECT_EQ(adapted(refined, merge).leaves(), roots.leaves());
+  // Not below the floor: refined there, the family stays.
+  EXPECT_EQ(adapted(refined, merge, &refined).leaves(), refined.leaves());
+  merge[static_cast<std::size_t>(refined.findLeaf(roots.leaves()[3].child(5)))] = LeafChange::Keep;
+  EXPECT_EQ(adapted(refined, merge).leaves(), refined.leaves());
+
+  // A leaf at max_level stays; refining next to a coarse leaf balances the tree.
+  std::vector<LeafChange> deeper = allKept(refined);
+  deeper[static_cast<std::size_t>(refined.findLeaf(roots.leaves()[3].child(0)))] = LeafChange::Refine;
+  const Octree twoLevels = adapted(refined, deeper);
+  EXPECT_EQ(twoLevels.depth(), 2);
+  EXPECT_TRUE(twoLevels.isBalanced());
+  std::vector<LeafChange> past = allKept(twoLevels);
+  for (std::size_t n = 0; n < past.size(); ++n)
+    if (twoLevels.leaves()[n].level == 2) past[n] = LeafChange::Refine;
+  EXPECT_EQ(adapted(twoLevels, past).leaves(), twoLevels.leaves());
+  EXPECT_THROW(adapted(twoLevels, allKept(refined)), std::invalid_argument);
+}
+
+// u = U exp(-((y - y0) / w)^2) along x, rho = 1 + A exp(...): a jet whose vorticity lies in one row
+// of leaves.
+InitialState jet(double y0, double width, double speed, double bump) {
+  return [=](const double (&x)[3], float& density, float (&velocity)[3]) {
+    const double shape = std::exp(-(x[1] - y0) * (x[1] - y0) / (width * width));
+    density = static_cast<float>(1.0 + bump * shape);
+    velocity[0] = static_cast<float>(speed * shape);
+    velocity[1] = velocity[2] = 0.0f;
+  };
+}
+
+TEST(AmrRegrid, VorticityRefinesTheLeavesOfAJetAndTheStateMovesWithItsMass) {
+  // Four rows of leaves across y; the jet at y = 24 is in the second. Its |du/dy| h peaks at
+  // U sqrt(2) / w e^(-1/2) = 0.0143; at the neighbouring rows' edges it is 7e-5.
+  const Octree roots({1, 4, 1}, {true, true, true}, 1);
+  for (lbm::LatticeKind lattice : {lbm::LatticeKind::D3Q19, lbm::LatticeKind::D3Q27}) {
+    AmrLbm coarse(roots, test::cpuSettings(lattice, 0.6));
+    coarse.initialise(jet(24.0, 3.0, 0.05, 0.01));
+    std::vector<float> density, velocity;
+    coarse.fetchMoments(density, velocity);
+    const std::vector<double> indicator = blockIndicator(coarse.layout(), RegridCriterion::Vorticity, velocity.data(), 3, nullptr);
+    ASSERT_EQ(indicator.size(), 4u);
+    EXPECT_NEAR(indicator[1], 0.05 * std::sqrt(2.0) / 3.0 * std::exp(-0.5), 1.5e-3);
+    EXPECT_LT(indicator[0], 1e-4);
+    EXPECT_LT(indicator[2], 1e-4);
+    RegridSettings settings;
+    settings.criterion = RegridCriterion::Vorticity;
+    settings.threshold = 0.005;
+    const Octree next = adapted(roots, regridChanges(indicator, settings));
+    ASSERT_EQ(next.leafCount(), 11u);
+    for (const BlockKey& leaf : next.leaves()) EXPECT_EQ(leaf.level == 1, leaf.j / (1 << leaf.level) == 1);
+
+    AmrLbm fine(next, test::cpuSettings(lattice, 0.6));
+    fine.adopt(coarse.hostCopy());
+    EXPECT_EQ(fine.step(), coarse.step());
+    std::vector<float> fineDensity, fineVelocity;
+    fine.fetchMoments(fineDensity, fineVelocity);
+    // Interpolated linearly, the bump's mass moves within its curvature's error, which the
+    // points between coarse ones on either side of its peak cancel (1e-9 measured).
+    const double before = coarse.mass(density), after = fine.mass(fineDensity);
+    EXPECT_NEAR(after / before, 1.0, 2e-8);
+    // Back to the coarse octree: level-0 points are the fine points they coincide with.
+    AmrLbm back(roots, test::cpuSettings(lattice, 0.6));
+    back.adopt(fine.hostCopy());
+    std::vector<float> backDensity, backVelocity;
+    back.fetchMoments(backDensity, backVelocity);
+    for (std::size_t n = 0; n < density.size(); ++n) ASSERT_NEAR(backDensity[n], density[n], 2e-7) << n;
+    for (std::size_t n = 0; n < velocity.size(); ++n) ASSERT_NEAR(backVelocity[n], velocity[n], 2e-7) << n;
+  }
+}
+
+TEST(AmrRegrid, ALinearFlowMovesToFinerAndCoarserLevelsExactly) {
+  // rho = 1 and u linear in space: linear in the populations' moments, so the interpolated points
+  // carry the flow's value there. Two root blocks with walls, the first refined and then not.
+  const Octree roots({2, 1, 1}, {false, false, false}, 1);
+  std::vector<LeafChange> changes = allKept(roots);
+  changes[0] = LeafChange::Refine;
+  const Octree refined = adapted(roots, changes);
+  const auto flow = [](const double (&x)[3], float (&u)[3]) {
+    u[0] = static_cast<float>(0.01 + 4e-4 * x[1] - 2e-4 * x[2]);
+    u[1] = static_cast<float>(3e-4 * x[0] - 0.005);
+    u[2] = static_cast<float>(1e-4 * (x[0] + x[1]));
+  };
+  AmrLbm coarse(roots, test::cpuSettings(lbm::LatticeKind::D3Q27, 0.8));
+  coarse.initialise([&](const double (&x)[3], float& density, float (&velocity)[3]) {
+    density = 1.0f;
+    flow(x, velocity);
+  });
+  AmrLbm fine(refined, test::cpuSettings(lbm::LatticeKind::D3Q27, 0.8));
+  fine.adopt(coarse.hostCopy());
+  std::vector<float> density, velocity;
+  fine.fetchMoments(density, velocity);
+  const int B = fine.layout().blockNodes;
+  std::size_t n = 0;
+  for (std::size_t b = 0; b < fine.layout().blocks.size(); ++b)
+    for (int k = 0; k < B; ++k)
+      for (int j = 0; j < B; ++j)
+        for (int i = 0; i < B; ++i, ++n) {
+          double x[3];
+          fine.position(static_cast<int>(b), i, j, k, x);
+          float expected[3];
+          flow(x, expected);
+          ASSERT_NEAR(density[n], 1.0f, 2e-7) << b << " " << i << " " << j << " " << k;
+          for (int axis = 0; axis < 3; ++axis) ASSERT_NEAR(velocity[3 * n + static_cast<std::size_t>(axis)], expected[axis], 1e-6);
+        }
+
+  // Back: the second root block never changed level, and keeps its populations bit for bit.
+  AmrLbm back(roots, test::cpuSettings(lbm::LatticeKind::D3Q27, 0.8));
+  back.adopt(fine.hostCopy());
+  const AmrLbmSnapshot original = coarse.snapshot(), returned = back.snapshot();
+  const std::size_t perBlock = 27u * static_cast<std::size_t>(B * B * B);
+  for (std::size_t v = perBlock; v < 2 * perBlock; ++v) ASSERT_EQ(returned.post[0][v], original.post[0][v]) << v;
+  std::vector<float> backDensity, backVelocity, coarseDensity, coarseVelocity;
+  back.fetchMoments(backDensity, backVelocity);
+  coarse.fetchMoments(coarseDensity, coarseVelocity);
+  for (std::size_t v = 0; v < coarseVelocity.size(); ++v) ASSERT_NEAR(backVelocity[v], coarseVelocity[v], 1e-7) << v;
+  EXPECT_THROW(back.adopt(AmrLbm(Octree({1, 1, 1}, {false, false, false}, 1), test::cpuSettings(lbm::LatticeKind::D3Q27, 0.8)).hostCopy()),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace octoflow::amr
