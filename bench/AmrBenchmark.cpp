@@ -1,6 +1,6 @@
 // `octoflow bench amr`: the octree LBM's step time, as the seed's Table 4 measures it (one level,
-// periodic, FP32: 8 x 8 x 8 leaves of 17^3 points by default), or with levels refined around the
-// domain's centre. Prints ms a step, million point updates a second (every point of every block,
+// periodic, FP32: 8 x 8 x 8 leaves of 17^3 points by default, or 4 x 4 x 4 mother-leaf blocks of
+// 33^3 with --leaves 4 --leaf-cells 32), or with levels refined around the domain's centre. Prints ms a step, million point updates a second (every point of every block,
 // shared face points counted in each block, as the kernels update them) and the fraction of the
 // copy roofline: each update reads and writes Q populations of 4 bytes. Passes or fails nothing.
 #include <cmath>
@@ -19,7 +19,7 @@ namespace {
 
 struct AmrFlags {
   std::string backend = "auto", lattice = "D3Q27", kernel = "split";
-  int leaves = 8, levels = 1;
+  int leaves = 8, levels = 1, leafCells = 16;
   long long steps = 0;
 };
 
@@ -30,6 +30,8 @@ int runAmrBenchmark(const AmrFlags& flags) {
   if (flags.levels < 1 || flags.levels > amr::kMaxLevels)
     throw InputError("--levels", "", "expected 1 to " + std::to_string(amr::kMaxLevels));
   if (flags.steps < 0) throw InputError("--steps", "", "expected a positive count");
+  if (flags.leafCells != 16 && flags.leafCells != 32)
+    throw InputError("--leaf-cells", "", "expected 16 (17^3 points a leaf) or 32 (33^3: mother-leaf blocks)");
   lbm::LatticeKind lattice;
   if (flags.lattice == "D3Q19")
     lattice = lbm::LatticeKind::D3Q19;
@@ -70,6 +72,7 @@ int runAmrBenchmark(const AmrFlags& flags) {
   settings.lattice = lattice;
   settings.tau = 0.6;
   settings.backend = backend;
+  settings.leafCells = flags.leafCells;
   amr::AmrLbm solver(tree, settings);
   solver.initialise([](const double (&x)[3], float& density, float (&velocity)[3]) {
     density = 1.0f;
@@ -91,8 +94,8 @@ int runAmrBenchmark(const AmrFlags& flags) {
   const exec::CopyBandwidth copy =
       exec::measureCopyBandwidth(backend, backend == exec::Backend::Cuda ? std::size_t{1} << 30 : std::size_t{1} << 26);
   const double roofline = updates * bytesPerUpdate / stepSeconds / copy.bytesPerSecond;
-  std::printf("octree LBM %s %s, %d^3 leaves of 17^3, %d level(s), %zu blocks, periodic, FP32, %s kernel\n",
-              flags.lattice.c_str(), exec::backendName(backend), flags.leaves, solver.levels(),
+  std::printf("octree LBM %s %s, %d^3 leaves of %d^3, %d level(s), %zu blocks, periodic, FP32, %s kernel\n",
+              flags.lattice.c_str(), exec::backendName(backend), flags.leaves, flags.leafCells + 1, solver.levels(),
               solver.layout().blocks.size(), flags.kernel.c_str());
   std::printf("  %lld steps in %.3f s: %.3f ms a step, %.1f MLUPS (%.0f point updates a step), %.1f %% of the copy "
               "roofline (%.0f GB/s, %.0f B an update)\n",
@@ -108,6 +111,8 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
   command.add_option("--backend", flags->backend, "auto | cuda | cpu");
   command.add_option("--lattice", flags->lattice, "D3Q19 | D3Q27 (default D3Q27, as the seed)");
   command.add_option("--leaves", flags->leaves, "leaves a side of level 0 (default 8: 512 leaves)");
+  command.add_option("--leaf-cells", flags->leafCells, "cells a side of a leaf block: 16 (default) or 32 (33^3 "
+                     "mother-leaf blocks: --leaves 4 covers the domain of 8 leaves of 16)");
   command.add_option("--levels", flags->levels, "levels, refined around the centre (default 1)");
   command.add_option("--kernel", flags->kernel, "naive (one kernel, every point through the links) | split (inner "
                      "points and block shells apart; default) | streams (split, the two on CUDA streams at once) | classes (the shell as 26 "

@@ -43,9 +43,9 @@ void forEachPoint(const BlockLayout& layout, Visit&& visit) {
 
 }  // namespace
 
-std::vector<std::uint8_t> AmrLbm::pointsWhere(const Octree& octree, const SolidTest& solid) {
+std::vector<std::uint8_t> AmrLbm::pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid) {
   if (!solid) return {};
-  const BlockLayout layout = leafBlocks(octree);
+  const BlockLayout layout = leafBlocks(octree, leafCells);
   const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
   std::vector<std::uint8_t> mask(layout.blocks.size() * points, 0);
   forEachPoint(layout, [&](std::size_t b, std::size_t n, const double (&where)[3]) {
@@ -55,10 +55,10 @@ std::vector<std::uint8_t> AmrLbm::pointsWhere(const Octree& octree, const SolidT
 }
 
 AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const SolidTest& solid)
-    : AmrLbm(octree, settings, pointsWhere(octree, solid)) {}
+    : AmrLbm(octree, settings, pointsWhere(octree, settings.leafCells, solid)) {}
 
 AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints)
-    : octree_(octree), settings_(settings), layout_(leafBlocks(octree)) {
+    : octree_(octree), settings_(settings), layout_(leafBlocks(octree, settings.leafCells)) {
   if (lbm::latticeDimensions(settings.lattice) != 3)
     throw std::invalid_argument(std::string("the octree LBM runs D3Q19 or D3Q27, not ") +
                                 lbm::latticeName(settings.lattice));

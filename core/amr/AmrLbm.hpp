@@ -1,5 +1,5 @@
 #pragma once
-// The octree lattice Boltzmann solver's engine: leaf blocks of 17^3 node-centred points on a 2:1
+// The octree lattice Boltzmann solver's engine: leaf blocks of 17^3 (or 33^3) node-centred points on a 2:1
 // balanced octree, levels sub-cycled in time (AmrLbmStep.hpp), run on the CPU (reference) or CUDA.
 #include <array>
 #include <cstdint>
@@ -35,6 +35,10 @@ struct AmrLbmSettings {
   lbm::Les les;
   exec::Backend backend = exec::Backend::Cpu;
   AmrKernel kernel = AmrKernel::Sorted;
+  // Cells a side of a leaf block: 16 (17^3 points) or 32 (33^3: mother-leaf blocks, a family of 8
+  // leaves of 16 in one block, with fewer shell points for the same volume; the octree's leaves
+  // are then 32 cells).
+  int leafCells = 16;
   // The domain's faces (periodic axes as the octree's; the others resting walls by default, or
   // inlets, outlets and moving walls: lbm/FaceBoundaries.hpp, on every level).
   lbm::FaceBoundaries faces;
@@ -122,7 +126,7 @@ public:
   void restore(const AmrLbmSnapshot& snapshot);
 
 private:
-  static std::vector<std::uint8_t> pointsWhere(const Octree& octree, const SolidTest& solid);
+  static std::vector<std::uint8_t> pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
   void sortShells(const std::vector<std::uint8_t>& solidPoints);
   double sharedPart(const BlockPlacement& block, int i, int j, int k) const;

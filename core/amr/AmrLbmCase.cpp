@@ -16,7 +16,6 @@ namespace {
 
 using io::CaseReader;
 
-constexpr int kLeafCells = AmrLbmCase::kLeafCells;
 constexpr int kDeepestLevel = kMaxLevels - 1;
 
 // The solid nodes the obstacles mark on `extent` (node coordinates x' = scale x + shift of the
@@ -39,11 +38,11 @@ void markObstacles(const CaseReader* reader, const std::vector<geometry::Obstacl
 bool nearSurface(const CaseReader& reader, const AmrLbmCase& amrCase, const BlockKey& leaf) {
   const double spacing = std::ldexp(1.0, -leaf.level);
   const int margin = static_cast<int>(std::ceil(amrCase.refineDistance / spacing));
-  const Index side = kLeafCells + 2 * margin + 1;
+  const Index side = amrCase.leafCells + 2 * margin + 1;
   const Extent extent{side, side, side};
   const std::int64_t key[3] = {leaf.i, leaf.j, leaf.k};
   std::array<double, 3> shift{};
-  for (int axis = 0; axis < 3; ++axis) shift[static_cast<std::size_t>(axis)] = -static_cast<double>(key[axis] * kLeafCells - margin);
+  for (int axis = 0; axis < 3; ++axis) shift[static_cast<std::size_t>(axis)] = -static_cast<double>(key[axis] * amrCase.leafCells - margin);
   std::vector<std::uint8_t> mask(static_cast<std::size_t>(extent.cellCount()), 0);
   markObstacles(&reader, amrCase.flow.obstacles, std::ldexp(1.0, leaf.level), shift, extent, mask.data());
   const auto solid = std::count(mask.begin(), mask.end(), std::uint8_t{1});
@@ -122,8 +121,10 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
   }
   if (const toml::node* cells = table->get("leaf_cells")) {
     const Index value = reader.integer(*cells, "amr.leaf_cells");
-    if (value != kLeafCells)
-      reader.fail("amr.leaf_cells", "leaves hold 16 cells a side (17^3 node-centred points), got " + std::to_string(value));
+    if (value != 16 && value != 32)
+      reader.fail("amr.leaf_cells", "leaves hold 16 cells a side (17^3 node-centred points) or 32 (33^3, mother-leaf "
+                                    "blocks), got " + std::to_string(value));
+    result.leafCells = static_cast<int>(value);
   }
   const bool obstacles = !result.flow.obstacles.empty();
   const std::string refine = reader.choice(table, "amr", "refine",
@@ -163,6 +164,7 @@ AmrLbmSettings AmrLbmCase::settings(exec::Backend backend) const {
   settings.les = flow.config.les;
   settings.backend = backend;
   settings.kernel = kernel;
+  settings.leafCells = leafCells;
   settings.faces = flow.config.faces;
   return settings;
 }
@@ -170,7 +172,7 @@ AmrLbmSettings AmrLbmCase::settings(exec::Backend backend) const {
 const std::vector<sim::FieldInfo>& AmrLbmCase::fields() const { return flow.fields(); }
 
 std::string AmrLbmCase::describe() const {
-  const BlockLayout layout = leafBlocks(*octree);
+  const BlockLayout layout = leafBlocks(*octree, leafCells);
   std::string levels;
   for (std::size_t level = 0; level < layout.byLevel.size(); ++level)
     levels += (level ? ", " : "") + std::to_string(layout.byLevel[level].size());
@@ -178,9 +180,10 @@ std::string AmrLbmCase::describe() const {
   const long long solid = std::count(solidPoints.begin(), solidPoints.end(), std::uint8_t{1});
   char text[400];
   std::snprintf(text, sizeof text,
-                "%s BGK on an octree: %d level(s), %zu leaves of 17^3 points (%s a level), %.3g points, %lld in "
+                "%s BGK on an octree: %d level(s), %zu leaves of %d^3 points (%s a level), %.3g points, %lld in "
                 "obstacles, tau %.4g at level 0, %s kernels",
-                lbm::latticeName(flow.config.lattice), layout.levels, layout.blocks.size(), levels.c_str(), points, solid,
+                lbm::latticeName(flow.config.lattice), layout.levels, layout.blocks.size(), layout.blockNodes, levels.c_str(),
+                points, solid,
                 static_cast<double>(flow.config.tau),
                 kernel == AmrKernel::Naive     ? "naive"
                 : kernel == AmrKernel::Streams ? "streams"
@@ -200,7 +203,7 @@ std::string AmrLbmCase::describe() const {
 // more), moments and the level-0 view where the solver lives, the obstacle mask; a level-0 node's
 // share of them (the run sizes memory by level-0 nodes).
 sim::MemoryNeeds AmrLbmCase::memoryNeeds(exec::Backend backend) const {
-  const BlockLayout layout = leafBlocks(*octree);
+  const BlockLayout layout = leafBlocks(*octree, leafCells);
   const double points = static_cast<double>(layout.blocks.size()) * static_cast<double>(layout.pointsPerBlock());
   const double sources = static_cast<double>(std::count(layout.crossLevelSource.begin(), layout.crossLevelSource.end(),
                                                         std::uint8_t{1})) *
@@ -238,6 +241,8 @@ std::unique_ptr<sim::SolverCase> parseAmrLbmCase(const CaseReader& reader, io::C
     reader.fail("lbm.les", "the octree LBM runs les = \"none\" or \"smagorinsky\"; \"csm\" (it needs the velocity "
                            "gradient) runs with case.solver = \"lbm\"");
   if (config.storage != lbm::StorageKind::Fp32) reader.fail("lbm.storage", "the octree LBM stores \"fp32\"");
+  readAmrTable(reader, *result);
+  const Index leaf = result->leafCells;
   std::array<int, 3> rootBlocks{};
   std::array<bool, 3> periodic{};
   const char* axes = "xyz";
@@ -245,18 +250,18 @@ std::unique_ptr<sim::SolverCase> parseAmrLbmCase(const CaseReader& reader, io::C
     const Index nodes = description.extent.size(axis);
     const bool wraps = description.periodic[static_cast<std::size_t>(axis)];
     const Index cells = wraps ? nodes : nodes - 1;
-    if (cells < kLeafCells || cells % kLeafCells != 0 || cells / kLeafCells > 4096) {
-      const Index below = std::max<Index>(1, cells / kLeafCells) * kLeafCells + (wraps ? 0 : 1);
-      reader.fail("domain.size", std::string("on the octree, level 0 has 16 n + 1 nodes on an axis with walls and 16 n on "
-                                             "a periodic one (root blocks of 16 cells, n <= 4096): ") +
+    if (cells < leaf || cells % leaf != 0 || cells / leaf > 4096) {
+      const Index below = std::max<Index>(1, cells / leaf) * leaf + (wraps ? 0 : 1);
+      const std::string c = std::to_string(leaf);
+      reader.fail("domain.size", "on the octree, level 0 has " + c + " n + 1 nodes on an axis with walls and " + c +
+                                     " n on a periodic one (root blocks of amr.leaf_cells = " + c + " cells, n <= 4096): " +
                                      axes[axis] + " has " + std::to_string(nodes) + " (try " + std::to_string(below) + ")");
     }
-    rootBlocks[static_cast<std::size_t>(axis)] = static_cast<int>(cells / kLeafCells);
+    rootBlocks[static_cast<std::size_t>(axis)] = static_cast<int>(cells / leaf);
     periodic[static_cast<std::size_t>(axis)] = wraps;
   }
-  readAmrTable(reader, *result);
   result->octree = std::make_shared<const Octree>(buildOctree(reader, *result, rootBlocks, periodic));
-  result->solidPoints = solidPointsOf(&reader, *result, leafBlocks(*result->octree));
+  result->solidPoints = solidPointsOf(&reader, *result, leafBlocks(*result->octree, result->leafCells));
   const auto solid = std::count(result->solidPoints.begin(), result->solidPoints.end(), std::uint8_t{1});
   if (!result->flow.obstacles.empty() && solid == 0)
     reader.fail("obstacle", "the obstacles cover no point of the octree (level-0 node (i,j,k) sits at (i,j,k))");

@@ -3,8 +3,8 @@
 // [amr]; schema in docs/CASES.md) and the Simulation that runs it. Registered as
 // case.solver = "lbm-amr".
 //
-// domain.size counts the nodes of level 0: 16 n + 1 on an axis with walls, 16 n on a periodic one
-// (root blocks of 16 cells). Leaves are refined where an obstacle's surface passes within
+// domain.size counts the nodes of level 0: c n + 1 on an axis with walls, c n on a periodic one
+// (root blocks of c = amr.leaf_cells cells, 16 or 32). Leaves are refined where an obstacle's surface passes within
 // amr.refine_distance of them, down to amr.max_level, and 2:1 balanced.
 #include <memory>
 #include <vector>
@@ -21,10 +21,10 @@ enum class RefineCriterion { None, Obstacles };
 
 class AmrLbmCase : public sim::SolverCase {
 public:
-  static constexpr int kLeafCells = 16;  // cells a side of a leaf (17^3 node-centred points)
 
   lbm::LbmCase flow;  // [units] [lbm] [[obstacle]]: lattice, tau, force, LES, obstacles
   int maxLevel = 1;
+  int leafCells = 16;  // cells a side of a leaf: 16 (17^3 node-centred points) or 32 (33^3, mother-leaf blocks)
   RefineCriterion refine = RefineCriterion::Obstacles;
   double refineDistance = 4.0;  // level-0 spacings
   AmrKernel kernel = AmrKernel::Sorted;

@@ -209,7 +209,7 @@ private:
   // The solver on `octree` (its state from `previous`, or the initial one), and what is made of its
   // blocks: the block grid and the level-0 view.
   void rebuild(const Octree& octree, const AmrLbmHostCopy* previous) {
-    const BlockLayout layout = leafBlocks(octree);
+    const BlockLayout layout = leafBlocks(octree, case_.leafCells);
     std::vector<std::uint8_t> solid = case_.solidPointsOn(layout);
     const AmrLbmSettings settings = solver_->settings();
     solver_.reset();  // its device memory first

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace octoflow::amr {
 
@@ -12,9 +13,12 @@ int regionDirection(int r) { return r == 0 ? -1 : (r == 3 ? 1 : 0); }
 
 }  // namespace
 
-BlockLayout leafBlocks(const Octree& octree) {
+BlockLayout leafBlocks(const Octree& octree, int leafCells) {
+  if (leafCells != 16 && leafCells != 32)
+    throw std::invalid_argument("leaf blocks hold 16 or 32 cells a side, not " + std::to_string(leafCells));
   BlockLayout layout;
-  const int cells = layout.blockNodes - 1;
+  layout.blockNodes = leafCells + 1;
+  const int cells = leafCells;
   const std::vector<BlockKey>& leaves = octree.leaves();
   layout.blocks.resize(leaves.size());
   layout.levels = octree.depth() + 1;

@@ -47,7 +47,8 @@ struct BlockPlacement {
   RegionLink links[64];
 };
 
-// The blocks of an octree with one block a leaf (17^3 points).
+// The blocks of an octree with one block a leaf: leafCells + 1 points a side (17^3 for leaves of
+// 16 cells; 33^3 for leaves of 32 cells, each the seed's mother-leaf block of 8 sibling leaves of 16).
 struct BlockLayout {
   int blockNodes = 17;
   int levels = 1;  // 1 + the deepest level
@@ -62,6 +63,7 @@ struct BlockLayout {
   }
 };
 
-BlockLayout leafBlocks(const Octree& octree);
+// `leafCells`: 16 or 32 (std::invalid_argument otherwise).
+BlockLayout leafBlocks(const Octree& octree, int leafCells = 16);
 
 }  // namespace octoflow::amr
