@@ -105,7 +105,8 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
 
 // Every kernel form computes what the naive kernel computes on the GPU: the same bits, on three
 // levels with a sphere, (1) D3Q19 with walls and a body force, (2) D3Q27 with the Smagorinsky
-// model, a velocity inlet and an outflow face (level 1 touches the inlet): the inner/shell split,
+// model, a velocity inlet and an outflow face (level 1 touches the inlet), (3) = (1) on mother-leaf
+// blocks of 33^3 points: the inner/shell split,
 // the two on streams, the 26 templated shell classes and the shells sorted by kind (their finer
 // sources rebuilt apart).
 TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
@@ -113,8 +114,11 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
   const AmrKernel kernels[] = {AmrKernel::Naive, AmrKernel::Split, AmrKernel::Streams, AmrKernel::Classes,
                                AmrKernel::Sorted};
   constexpr int runs = 5;
-  for (int setup = 0; setup < 2; ++setup) {
+  for (int setup = 0; setup < 3; ++setup) {
     const bool open = setup == 1;
+    // Setup 3: setup 1 on mother-leaf blocks (leaves of 32 cells, 33^3 points), twice the size.
+    const bool mother = setup == 2;
+    const double scale = mother ? 2.0 : 1.0;
     Octree tree = threeLevelTree();
     if (open) {
       tree = Octree({3, 2, 2}, {false, false, false}, 2);
@@ -127,6 +131,7 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
       settings.tau = 0.56;
       settings.backend = exec::Backend::Cuda;
       settings.kernel = kernels[run];
+      settings.leafCells = mother ? 32 : 16;
       if (open) {
         settings.lattice = lbm::LatticeKind::D3Q27;
         settings.les.model = lbm::LesModel::Smagorinsky;
@@ -136,13 +141,14 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
       } else {
         settings.acceleration = {2e-5, 0.0, 0.0};
       }
-      AmrLbm amr(tree, settings, [](const double (&x)[3]) {
-        return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
+      AmrLbm amr(tree, settings, [scale](const double (&x)[3]) {
+        const double y[3] = {x[0] / scale, x[1] / scale, x[2] / scale};
+        return (y[0] - 24) * (y[0] - 24) + (y[1] - 8) * (y[1] - 8) + (y[2] - 8) * (y[2] - 8) < 25.0;
       });
-      amr.initialise([](const double (&x)[3], float& rho, float (&u)[3]) {
+      amr.initialise([scale](const double (&x)[3], float& rho, float (&u)[3]) {
         rho = 1.0f;
         u[0] = 0.03f;
-        u[1] = static_cast<float>(0.01 * std::sin(0.3 * x[2]));
+        u[1] = static_cast<float>(0.01 * std::sin(0.3 * x[2] / scale));
         u[2] = 0.0f;
       });
       amr.advance(100);
