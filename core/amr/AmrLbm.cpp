@@ -79,10 +79,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   state_.les = settings.les;
   for (int level = 0; level < layout_.levels; ++level) {
     state_.tau[level] = static_cast<float>(tau(level));
-    const float scale = std::ldexp(1.0f, -level);
-    state_.acceleration[level] = lbm::Vector3{static_cast<float>(settings.acceleration[0]) * scale,
-                                              static_cast<float>(settings.acceleration[1]) * scale,
-                                              static_cast<float>(settings.acceleration[2]) * scale};
+    state_.acceleration[level] = acceleration(level);
   }
 
   state_.faces = settings.faces;
@@ -138,6 +135,12 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
 AmrLbm::~AmrLbm() = default;
 
 double AmrLbm::tau(int level) const { return 0.5 + std::ldexp(settings_.tau - 0.5, level); }
+
+lbm::Vector3 AmrLbm::acceleration(int level) const {
+  const float scale = std::ldexp(1.0f, -level);
+  return lbm::Vector3{static_cast<float>(settings_.acceleration[0]) * scale, static_cast<float>(settings_.acceleration[1]) * scale,
+                      static_cast<float>(settings_.acceleration[2]) * scale};
+}
 
 void AmrLbm::position(int block, int i, int j, int k, double (&out)[3]) const {
   pointPosition(layout_.blocks[static_cast<std::size_t>(block)], i, j, k, out);
@@ -399,21 +402,26 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
               for (int q = 0; q < L::Q; ++q) g[q] = f[q];
             }
             // Across levels, or a pre-collision state the other solver does not keep: equilibrium
-            // plus the non-equilibrium part rescaled, f_neq ~ tau dt, post = (1 - 1/tau) pre.
+            // plus the non-equilibrium part rescaled, f_neq ~ tau dt, post = (1 - 1/tau) pre. With
+            // Guo forcing a post-collision state carries the momentum rho (u + a/2), a
+            // pre-collision one rho (u - a/2), at each level's own a: the velocity u goes on, and
+            // the non-equilibrium part is taken about the old level's post-collision momentum.
             const double tauOld = tau(oldLevel);
             const double timeRatio = std::ldexp(1.0, oldLevel - block.level);
             const bool known = std::fabs(tauOld - 1.0) > 1e-6;  // at tau = 1 a collision keeps no f_neq
             const float postScale = known ? static_cast<float>((tauNew - 1.0) * timeRatio / (tauOld - 1.0)) : 0.0f;
             const float preScale = known ? static_cast<float>(tauNew * timeRatio / (tauOld - 1.0)) : 0.0f;
-            const lbm::Vector3& a = state_.acceleration[oldLevel];
+            const lbm::Vector3 was = acceleration(oldLevel), now = acceleration(block.level);
             float rho = 1.0f;
             lbm::Vector3 u;
-            if (taps.count > 0) lbm::moments<L>(f, lbm::Vector3{-a.x, -a.y, -a.z}, rho, u);
+            if (taps.count > 0) lbm::moments<L>(f, lbm::Vector3{-was.x, -was.y, -was.z}, rho, u);
+            const auto shifted = [&u](const lbm::Vector3& a, float half) {
+              return lbm::Vector3{u.x + half * a.x, u.y + half * a.y, u.z + half * a.z};
+            };
             for (int q = 0; q < L::Q; ++q) {
-              const float equilibrium = lbm::equilibriumDeviation<L>(q, rho, u);
-              const float nonEquilibrium = taps.count > 0 ? f[q] - equilibrium : 0.0f;
-              if (!copied) g[q] = equilibrium + postScale * nonEquilibrium;
-              h[q] = equilibrium + preScale * nonEquilibrium;
+              const float nonEquilibrium = taps.count > 0 ? f[q] - lbm::equilibriumDeviation<L>(q, rho, shifted(was, 0.5f)) : 0.0f;
+              if (!copied) g[q] = lbm::equilibriumDeviation<L>(q, rho, shifted(now, 0.5f)) + postScale * nonEquilibrium;
+              h[q] = lbm::equilibriumDeviation<L>(q, rho, shifted(now, -0.5f)) + preScale * nonEquilibrium;
             }
             // The other solver's pre-collision state where it keeps one for this very point.
             const std::int64_t oldSlot = oldSlots[from];

@@ -79,6 +79,8 @@ public:
   const AmrLbmSettings& settings() const { return settings_; }
   int levels() const { return layout_.levels; }
   double tau(int level) const;
+  // The body acceleration in level `level`'s lattice units (it halves a level down).
+  lbm::Vector3 acceleration(int level) const;
   // Position of point (i, j, k) of a block in level-0 node coordinates.
   void position(int block, int i, int j, int k, double (&out)[3]) const;
 
