@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "amr/AmrLbmCase.hpp"
 #include "amr/Regrid.hpp"
@@ -168,9 +169,27 @@ public:
   }
 
   // forces.csv ([forces]): the force on the obstacles after the last step, level-0 lattice units.
-  sim::DiagnosticsLog diagnosticsLog() const override { return lbm::forcesLog(case_.flow); }
+  // With a regrid criterion, the octree after each step's regrid too: its leaves, points and leaves
+  // on each level (in forces.csv, or alone in octree.csv every regrid_every steps).
+  sim::DiagnosticsLog diagnosticsLog() const override {
+    sim::DiagnosticsLog log = lbm::forcesLog(case_.flow);
+    if (!case_.regrid.enabled()) return log;
+    if (log.every == 0) log = {"octree.csv", case_.regrid.every, {"step"}};
+    log.columns.insert(log.columns.end(), {"leaves", "points"});
+    for (int level = 0; level <= case_.maxLevel; ++level) log.columns.push_back("leaves_" + std::to_string(level));
+    return log;
+  }
   std::vector<double> diagnostics() override {
-    return lbm::forcesRow(case_.flow, step(), solver_->obstacleForce(), description_.dimensions);
+    std::vector<double> row = case_.flow.forces.every > 0
+                                  ? lbm::forcesRow(case_.flow, step(), solver_->obstacleForce(), description_.dimensions)
+                                  : std::vector<double>{static_cast<double>(step())};
+    if (!case_.regrid.enabled()) return row;
+    const BlockLayout& layout = solver_->layout();
+    row.push_back(static_cast<double>(layout.blocks.size()));
+    row.push_back(static_cast<double>(layout.blocks.size()) * static_cast<double>(layout.pointsPerBlock()));
+    for (int level = 0; level <= case_.maxLevel; ++level)
+      row.push_back(level < layout.levels ? static_cast<double>(layout.byLevel[static_cast<std::size_t>(level)].size()) : 0.0);
+    return row;
   }
 
   const std::vector<std::uint8_t>* solidMask() const override { return solidNodes_.empty() ? nullptr : &solidNodes_; }

@@ -418,6 +418,18 @@ TEST_F(Reliability, LbmRestartIsBitExactWithMrtCsmFp16AndAMovingWall) {
 TEST_F(Reliability, OctreeLbmRestartAcrossRegridsIsBitExactOnTheCpu) {
   writeCase("octree.toml", amrRegridCase(20));
   expectRestartIsExact("octree.toml", "octree", 10, 20, "cpu");
+  // octree.csv: the leaves after each regrid (step, leaves, points, leaves of levels 0 and 1).
+  const auto rows = linesOf(fileContents(directory_ / "whole" / "octree.csv"));
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0], "step,leaves,points,leaves_0,leaves_1");
+  const std::vector<std::vector<double>> expected = {
+      {5, 8, 39304, 8, 0}, {10, 36, 176868, 4, 32}, {15, 64, 314432, 0, 64}, {20, 64, 314432, 0, 64}};
+  for (std::size_t row = 1; row < rows.size(); ++row) {
+    std::vector<double> values;
+    std::istringstream fields(rows[row]);
+    for (std::string field; std::getline(fields, field, ',');) values.push_back(std::stod(field));
+    EXPECT_EQ(values, expected[row - 1]) << rows[row];
+  }
   if (!OCTOFLOW_CLI_WRITES_VTK) return;
   // Refined where the sphere (x 8 to 16) sheds vorticity: at step 10 level 1 lies in x < 16 only.
   const auto levels = [&](Index step) {
