@@ -339,6 +339,51 @@ std::vector<std::int64_t> sourceSlots(const BlockLayout& layout) {
   return slots;
 }
 
+// The taps of `tree`'s blocks a point of another octree comes from: of the leaves of `tree` that
+// hold the point (up to 8 where it lies on block faces, edges or corners), the deepest, then the
+// first in leaf order. Chosen by the point alone, so every block sharing the point gets the same.
+// `global`: node coordinates at `level`.
+AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, const std::int64_t (&global)[3]) {
+  const std::int64_t cells = layout.blockNodes - 1;
+  // Per axis: the blocks of `level` holding the coordinate, and the coordinate in their frame
+  // (shifted by the domain's width across a periodic wrap).
+  std::int64_t candidates[3][2][2];  // [axis][candidate]{block, coordinate}
+  int count[3] = {0, 0, 0};
+  for (int axis = 0; axis < 3; ++axis) {
+    const std::int64_t blocks = static_cast<std::int64_t>(tree.rootBlocks()[static_cast<std::size_t>(axis)]) << level;
+    const bool wraps = tree.periodic()[static_cast<std::size_t>(axis)];
+    const std::int64_t g = global[axis];
+    const auto add = [&](std::int64_t block, std::int64_t coordinate) {
+      if (block < 0 || block >= blocks) {
+        if (!wraps) return;
+        const std::int64_t shift = block < 0 ? blocks : -blocks;
+        block += shift;
+        coordinate += shift * cells;
+      }
+      candidates[axis][count[axis]][0] = block;
+      candidates[axis][count[axis]][1] = coordinate;
+      ++count[axis];
+    };
+    add(g / cells, g);
+    if (g % cells == 0) add(g / cells - 1, g);
+  }
+  AdoptTaps best;
+  int bestLevel = -1;
+  for (int c = 0; c < count[2]; ++c)
+    for (int b = 0; b < count[1]; ++b)
+      for (int a = 0; a < count[0]; ++a) {
+        const BlockKey key{level, candidates[0][a][0], candidates[1][b][0], candidates[2][c][0]};
+        const std::int64_t at[3] = {candidates[0][a][1], candidates[1][b][1], candidates[2][c][1]};
+        const AdoptTaps taps = adoptTaps(tree, layout, key, tree.coveringLeaf(key), at);
+        const int leafLevel = layout.blocks[static_cast<std::size_t>(taps.block)].level;
+        if (leafLevel > bestLevel || (leafLevel == bestLevel && taps.block < best.block)) {
+          best = taps;
+          bestLevel = leafLevel;
+        }
+      }
+  return best;
+}
+
 }  // namespace
 
 AmrLbmHostCopy AmrLbm::hostCopy() const {
@@ -359,31 +404,31 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
   if (!newSolid.empty()) solid_.copyTo(newSolid.data(), newSolid.size());
   const std::vector<std::int64_t> oldSlots = sourceSlots(oldLayout), newSlots = sourceSlots(layout_);
   const int B = layout_.blockNodes;
-  const std::int64_t N = layout_.pointsPerBlock();
+  const std::size_t N = static_cast<std::size_t>(layout_.pointsPerBlock());
 
   lbm::withLattice(settings_.lattice, [&](auto lattice) {
     using L = decltype(lattice);
-    std::vector<float> post(post_[0].size()), pre(pre_[0].size());
+    // post[0]: the current state; post[1]: the state a (sub-)step before, which the obstacle force
+    // of the step just made reads (every level starts at parity 0).
+    std::vector<float> post[2] = {std::vector<float>(post_[0].size()), std::vector<float>(post_[0].size())};
+    std::vector<float> pre(pre_[0].size());
     for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
       const BlockPlacement& block = layout_.blocks[b];
-      const BlockKey key{block.level, block.origin[0] / (B - 1), block.origin[1] / (B - 1), block.origin[2] / (B - 1)};
       const double tauNew = tau(block.level);
-      const int covering = previous.octree.coveringLeaf(key);
       for (int k = 0; k < B; ++k)
         for (int j = 0; j < B; ++j)
           for (int i = 0; i < B; ++i) {
-            const std::int64_t n = i + B * (j + B * static_cast<std::int64_t>(k));
+            const std::size_t n = static_cast<std::size_t>(i + B * (j + B * k));
             const std::int64_t global[3] = {block.origin[0] + i, block.origin[1] + j, block.origin[2] + k};
-            AdoptTaps taps = adoptTaps(previous.octree, oldLayout, key, covering, global);
+            AdoptTaps taps = pointSource(previous.octree, oldLayout, block.level, global);
             const std::size_t from = static_cast<std::size_t>(taps.block);
             const int oldLevel = oldLayout.blocks[from].level;
-            const float* oldPost = old.post[old.parity[static_cast<std::size_t>(oldLevel)]].data();
             // A fluid point leaves the obstacle's points out (their state is never stepped).
-            const bool fluid = newSolid.empty() || newSolid[b * static_cast<std::size_t>(N) + static_cast<std::size_t>(n)] == 0;
+            const bool fluid = newSolid.empty() || newSolid[b * N + n] == 0;
             double total = 0.0;
             int kept = 0;
             for (int t = 0; t < taps.count; ++t) {
-              const bool solid = !oldSolid.empty() && oldSolid[from * static_cast<std::size_t>(N) + static_cast<std::size_t>(taps.point[t])] != 0;
+              const bool solid = !oldSolid.empty() && oldSolid[from * N + static_cast<std::size_t>(taps.point[t])] != 0;
               if (fluid && solid) continue;
               taps.point[kept] = taps.point[t];
               taps.weight[kept] = taps.weight[t];
@@ -391,57 +436,54 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
               ++kept;
             }
             taps.count = kept;
-            float f[L::Q] = {};
-            for (int t = 0; t < taps.count; ++t)
-              for (int q = 0; q < L::Q; ++q)
-                f[q] += static_cast<float>(taps.weight[t] / total) *
-                        oldPost[(from * L::Q + static_cast<std::size_t>(q)) * static_cast<std::size_t>(N) + static_cast<std::size_t>(taps.point[t])];
             const bool copied = oldLevel == block.level && taps.count == 1;
-            float g[L::Q], h[L::Q];  // post-collision, pre-collision
-            if (copied) {
-              for (int q = 0; q < L::Q; ++q) g[q] = f[q];
-            }
             // Across levels, or a pre-collision state the other solver does not keep: equilibrium
             // plus the non-equilibrium part rescaled, f_neq ~ tau dt, post = (1 - 1/tau) pre. With
             // Guo forcing a post-collision state carries the momentum rho (u + a/2), a
             // pre-collision one rho (u - a/2), at each level's own a: the velocity u goes on, and
             // the non-equilibrium part is taken about the old level's post-collision momentum.
+            // Near tau = 1 a collision keeps little of it (none at 1): dividing by tau - 1 would
+            // raise float noise, so the point starts from equilibrium there.
             const double tauOld = tau(oldLevel);
             const double timeRatio = std::ldexp(1.0, oldLevel - block.level);
-            const bool known = std::fabs(tauOld - 1.0) > 1e-6;  // at tau = 1 a collision keeps no f_neq
+            const bool known = std::fabs(tauOld - 1.0) > 0.05;
             const float postScale = known ? static_cast<float>((tauNew - 1.0) * timeRatio / (tauOld - 1.0)) : 0.0f;
             const float preScale = known ? static_cast<float>(tauNew * timeRatio / (tauOld - 1.0)) : 0.0f;
             const lbm::Vector3 was = acceleration(oldLevel), now = acceleration(block.level);
-            float rho = 1.0f;
-            lbm::Vector3 u;
-            if (taps.count > 0) lbm::moments<L>(f, lbm::Vector3{-was.x, -was.y, -was.z}, rho, u);
-            const auto shifted = [&u](const lbm::Vector3& a, float half) {
-              return lbm::Vector3{u.x + half * a.x, u.y + half * a.y, u.z + half * a.z};
-            };
-            for (int q = 0; q < L::Q; ++q) {
-              const float nonEquilibrium = taps.count > 0 ? f[q] - lbm::equilibriumDeviation<L>(q, rho, shifted(was, 0.5f)) : 0.0f;
-              if (!copied) g[q] = lbm::equilibriumDeviation<L>(q, rho, shifted(now, 0.5f)) + postScale * nonEquilibrium;
-              h[q] = lbm::equilibriumDeviation<L>(q, rho, shifted(now, -0.5f)) + preScale * nonEquilibrium;
-            }
-            // The other solver's pre-collision state where it keeps one for this very point.
-            const std::int64_t oldSlot = oldSlots[from];
-            if (copied && oldSlot >= 0) {
-              const float* oldPre = old.pre[old.parity[static_cast<std::size_t>(oldLevel)]].data();
-              for (int q = 0; q < L::Q; ++q)
-                h[q] = oldPre[(static_cast<std::size_t>(oldSlot) * L::Q + static_cast<std::size_t>(q)) * static_cast<std::size_t>(N) +
-                              static_cast<std::size_t>(taps.point[0])];
-            }
-            for (int q = 0; q < L::Q; ++q) {
-              post[(b * L::Q + static_cast<std::size_t>(q)) * static_cast<std::size_t>(N) + static_cast<std::size_t>(n)] = g[q];
-              if (newSlots[b] >= 0)
-                pre[(static_cast<std::size_t>(newSlots[b]) * L::Q + static_cast<std::size_t>(q)) * static_cast<std::size_t>(N) +
-                    static_cast<std::size_t>(n)] = h[q];
+            const int current = old.parity[static_cast<std::size_t>(oldLevel)];
+            for (int which = 0; which < 2; ++which) {  // the current state, then the one before
+              const float* oldPost = old.post[which == 0 ? current : 1 - current].data();
+              float f[L::Q] = {};
+              for (int t = 0; t < taps.count; ++t)
+                for (int q = 0; q < L::Q; ++q)
+                  f[q] += static_cast<float>(taps.weight[t] / total) *
+                          oldPost[(from * L::Q + static_cast<std::size_t>(q)) * N + static_cast<std::size_t>(taps.point[t])];
+              float rho = 1.0f;
+              lbm::Vector3 u;
+              if (taps.count > 0) lbm::moments<L>(f, lbm::Vector3{-was.x, -was.y, -was.z}, rho, u);
+              const auto shifted = [&u](const lbm::Vector3& a, float half) {
+                return lbm::Vector3{u.x + half * a.x, u.y + half * a.y, u.z + half * a.z};
+              };
+              for (int q = 0; q < L::Q; ++q) {
+                const float nonEquilibrium =
+                    taps.count > 0 ? f[q] - lbm::equilibriumDeviation<L>(q, rho, shifted(was, 0.5f)) : 0.0f;
+                const std::size_t at = (b * L::Q + static_cast<std::size_t>(q)) * N + n;
+                post[which][at] = copied ? f[q] : lbm::equilibriumDeviation<L>(q, rho, shifted(now, 0.5f)) + postScale * nonEquilibrium;
+                if (which != 0 || newSlots[b] < 0) continue;
+                const std::size_t slot = (static_cast<std::size_t>(newSlots[b]) * L::Q + static_cast<std::size_t>(q)) * N + n;
+                pre[slot] = lbm::equilibriumDeviation<L>(q, rho, shifted(now, -0.5f)) + preScale * nonEquilibrium;
+                // The other solver's pre-collision state where it keeps one for this very point.
+                const std::int64_t oldSlot = oldSlots[from];
+                if (copied && oldSlot >= 0)
+                  pre[slot] = old.pre[current][(static_cast<std::size_t>(oldSlot) * L::Q + static_cast<std::size_t>(q)) * N +
+                                               static_cast<std::size_t>(taps.point[0])];
+              }
             }
           }
     }
     for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
     for (int parity = 0; parity < 2; ++parity) {
-      post_[parity].copyFrom(post.data(), post.size());
+      post_[parity].copyFrom(post[parity].data(), post[parity].size());
       if (!pre.empty()) pre_[parity].copyFrom(pre.data(), pre.size());
     }
   });
