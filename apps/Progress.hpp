@@ -14,6 +14,8 @@ public:
   Progress(Index totalSteps, double nodeUpdatesPerStep, bool enabled);
   // Call after every chunk of steps; prints when due.
   void update(Index stepsDone);
+  // A solver whose grid changes (a regrid) updates a different number of nodes a step from then on.
+  void setNodeUpdatesPerStep(double nodeUpdatesPerStep) { nodeUpdatesPerStep_ = nodeUpdatesPerStep; }
   // The last line: steps, wall time, mean MLUPS.
   void finish(Index stepsDone);
   double elapsedSeconds() const;

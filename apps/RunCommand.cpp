@@ -531,6 +531,7 @@ int runCase(const RunOptions& options) {
                      signalName(signal), static_cast<long long>(now), options.casePath.c_str(), lastCheckpoint.c_str());
       return 128 + signal;
     }
+    progress.setNodeUpdatesPerStep(simulation->nodeUpdatesPerStep());
     progress.update(now);
     const double rate = progress.stepsPerSecond(now);
     chunk = std::max<Index>(1, static_cast<Index>(rate * kChunkSeconds));

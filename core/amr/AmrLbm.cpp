@@ -58,6 +58,14 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const Solid
     : AmrLbm(octree, settings, pointsWhere(octree, settings.leafCells, solid)) {}
 
 AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints)
+    : AmrLbm(octree, settings, solidPoints, nullptr) {}
+
+AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
+               const AmrLbmHostCopy& previous)
+    : AmrLbm(octree, settings, solidPoints, &previous) {}
+
+AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
+               const AmrLbmHostCopy* previous)
     : octree_(octree), settings_(settings), layout_(leafBlocks(octree, settings.leafCells)) {
   if (lbm::latticeDimensions(settings.lattice) != 3)
     throw std::invalid_argument(std::string("the octree LBM runs D3Q19 or D3Q27, not ") +
@@ -126,6 +134,10 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   if (state_.solid) findObstacleLinks(solidPoints);
   shells_.resize(static_cast<std::size_t>(layout_.levels));
   if (settings.kernel == AmrKernel::Sorted) sortShells(solidPoints);
+  if (previous) {
+    adopt(*previous);
+    return;
+  }
   initialise([&settings](const double (&)[3], float& density, float (&velocity)[3]) {
     density = 1.0f;
     for (int axis = 0; axis < 3; ++axis) velocity[axis] = static_cast<float>(settings.initialVelocity[static_cast<std::size_t>(axis)]);
@@ -340,9 +352,9 @@ std::vector<std::int64_t> sourceSlots(const BlockLayout& layout) {
 }
 
 // The taps of `tree`'s blocks a point of another octree comes from: of the leaves of `tree` that
-// hold the point (up to 8 where it lies on block faces, edges or corners), the deepest, then the
-// first in leaf order. Chosen by the point alone, so every block sharing the point gets the same.
-// `global`: node coordinates at `level`.
+// hold the point (up to 8 where it lies on block faces, edges or corners), one of the point's own
+// level (its copy), else the deepest; the first in leaf order among equals. Chosen by the point
+// alone, so every block sharing the point gets the same. `global`: node coordinates at `level`.
 AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, const std::int64_t (&global)[3]) {
   const std::int64_t cells = layout.blockNodes - 1;
   // Per axis: the blocks of `level` holding the coordinate, and the coordinate in their frame
@@ -376,7 +388,8 @@ AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, 
         const std::int64_t at[3] = {candidates[0][a][1], candidates[1][b][1], candidates[2][c][1]};
         const AdoptTaps taps = adoptTaps(tree, layout, key, tree.coveringLeaf(key), at);
         const int leafLevel = layout.blocks[static_cast<std::size_t>(taps.block)].level;
-        if (leafLevel > bestLevel || (leafLevel == bestLevel && taps.block < best.block)) {
+        const auto rank = [level](int l) { return l == level ? 1000 : l; };  // the own level first
+        if (rank(leafLevel) > rank(bestLevel) || (leafLevel == bestLevel && taps.block < best.block)) {
           best = taps;
           bestLevel = leafLevel;
         }
@@ -415,12 +428,31 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
     for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
       const BlockPlacement& block = layout_.blocks[b];
       const double tauNew = tau(block.level);
+      const BlockKey own{block.level, block.origin[0] / (B - 1), block.origin[1] / (B - 1), block.origin[2] / (B - 1)};
+      const int covering = previous.octree.coveringLeaf(own);
+      const std::size_t blockValues = static_cast<std::size_t>(L::Q) * N;
+      // A leaf of both octrees: its block as it was (its shared points take their own level's copy).
+      if (covering >= 0 && previous.octree.leaves()[static_cast<std::size_t>(covering)] == own &&
+          (newSlots[b] < 0 || oldSlots[static_cast<std::size_t>(covering)] >= 0)) {
+        const std::size_t from = static_cast<std::size_t>(covering);
+        const int current = old.parity[static_cast<std::size_t>(block.level)];
+        for (int which = 0; which < 2; ++which)
+          std::copy_n(old.post[which == 0 ? current : 1 - current].begin() + static_cast<std::ptrdiff_t>(from * blockValues),
+                      blockValues, post[which].begin() + static_cast<std::ptrdiff_t>(b * blockValues));
+        if (newSlots[b] >= 0)
+          std::copy_n(old.pre[current].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(oldSlots[from]) * blockValues),
+                      blockValues, pre.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(newSlots[b]) * blockValues));
+        continue;
+      }
       for (int k = 0; k < B; ++k)
         for (int j = 0; j < B; ++j)
           for (int i = 0; i < B; ++i) {
             const std::size_t n = static_cast<std::size_t>(i + B * (j + B * k));
             const std::int64_t global[3] = {block.origin[0] + i, block.origin[1] + j, block.origin[2] + k};
-            AdoptTaps taps = pointSource(previous.octree, oldLayout, block.level, global);
+            // A point inside the block is this block's alone: its own key finds its source.
+            const bool shell = i == 0 || j == 0 || k == 0 || i == B - 1 || j == B - 1 || k == B - 1;
+            AdoptTaps taps = shell ? pointSource(previous.octree, oldLayout, block.level, global)
+                                   : adoptTaps(previous.octree, oldLayout, own, covering, global);
             const std::size_t from = static_cast<std::size_t>(taps.block);
             const int oldLevel = oldLayout.blocks[from].level;
             // A fluid point leaves the obstacle's points out (their state is never stepped).

@@ -65,6 +65,9 @@ public:
   // `solidPoints`: a byte a point of every block (block order, x fastest), 1 inside an obstacle;
   // empty: none.
   AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints);
+  // A solver that starts from another's state (adopt(previous)) rather than from the initial one.
+  AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
+         const AmrLbmHostCopy& previous);
   ~AmrLbm();
   AmrLbm(const AmrLbm&) = delete;
   AmrLbm& operator=(const AmrLbm&) = delete;
@@ -128,6 +131,8 @@ public:
   void restore(const AmrLbmSnapshot& snapshot);
 
 private:
+  AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
+         const AmrLbmHostCopy* previous);
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
   void sortShells(const std::vector<std::uint8_t>& solidPoints);

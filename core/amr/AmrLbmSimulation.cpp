@@ -214,15 +214,25 @@ private:
   // state to the new octree (AmrLbm::adopt) when it differs.
   void regrid() {
     const BlockLayout& layout = solver_->layout();
-    solver_->fetchMoments(blockDensity_, blockVelocity_);
-    const bool velocity = case_.regrid.field == "velocity";
+    // Arrays of its own: the background writer may still be writing the last output's block fields.
+    std::vector<float> density, velocity;
+    solver_->fetchMoments(density, velocity);
+    const bool vector = case_.regrid.field == "velocity";
     const std::vector<double> indicator =
-        blockIndicator(layout, case_.regrid.criterion, velocity ? blockVelocity_.data() : blockDensity_.data(),
-                       velocity ? 3 : 1, solidPoints_.empty() ? nullptr : solidPoints_.data());
+        blockIndicator(layout, case_.regrid.criterion, vector ? velocity.data() : density.data(), vector ? 3 : 1,
+                       solidPoints_.empty() ? nullptr : solidPoints_.data());
     const Octree next = adapted(solver_->octree(), regridChanges(indicator, case_.regrid), case_.octree.get());
     if (next.leaves() == solver_->octree().leaves()) return;
     const AmrLbmHostCopy previous = solver_->hostCopy();
-    rebuild(next, &previous);
+    try {
+      rebuild(next, &previous);
+    } catch (const std::exception& error) {
+      const BlockLayout grown = leafBlocks(next, case_.leafCells);
+      throw InputError(description_.sourcePath, "amr.regrid_threshold",
+                       "the regrid at step " + std::to_string(previous.snapshot.step) + " makes " +
+                           std::to_string(grown.blocks.size()) + " leaves, which the solver cannot hold (" + error.what() +
+                           "): raise amr.regrid_threshold or lower amr.max_level");
+    }
   }
 
   // The solver on `octree` (its state from `previous`, or the initial one), and what is made of its
@@ -232,8 +242,8 @@ private:
     std::vector<std::uint8_t> solid = case_.solidPointsOn(layout);
     const AmrLbmSettings settings = solver_->settings();
     solver_.reset();  // its device memory first
-    solver_ = std::make_unique<AmrLbm>(octree, settings, solid);
-    if (previous) solver_->adopt(*previous);
+    solver_ = previous ? std::make_unique<AmrLbm>(octree, settings, solid, *previous)
+                       : std::make_unique<AmrLbm>(octree, settings, solid);
     solidPoints_ = std::move(solid);
     const std::int64_t revision = blocks_.revision + 1;
     blocks_ = {};
