@@ -612,7 +612,7 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
   writeCase("lid.toml", lidCase(60, "fp16"));
   writeCase("lid32.toml", replaced(lidCase(60, "fp32"), "name = \"lid\"", "name = \"lid32\""));
   writeCase("crystal.toml", kobayashiCase(200));
-  writeCase("octree.toml", amrRegridCase(20));  // the octree across regrids
+  writeCase("octree.toml", amrCase(20));
   const struct {
     const char* file;
     const char* name;
