@@ -357,43 +357,39 @@ std::vector<std::int64_t> sourceSlots(const BlockLayout& layout) {
 // alone, so every block sharing the point gets the same. `global`: node coordinates at `level`.
 AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, const std::int64_t (&global)[3]) {
   const std::int64_t cells = layout.blockNodes - 1;
-  // Per axis: the blocks of `level` holding the coordinate, and the coordinate in their frame
-  // (shifted by the domain's width across a periodic wrap).
-  std::int64_t candidates[3][2][2];  // [axis][candidate]{block, coordinate}
-  int count[3] = {0, 0, 0};
+  // A block of `level` holding the point, the point's coordinate in it, and which way a neighbour
+  // across a face the point lies on holds it too (Octree::shifted wraps periodic axes).
+  std::int64_t base[3], local[3];
+  int across[3];
   for (int axis = 0; axis < 3; ++axis) {
     const std::int64_t blocks = static_cast<std::int64_t>(tree.rootBlocks()[static_cast<std::size_t>(axis)]) << level;
-    const bool wraps = tree.periodic()[static_cast<std::size_t>(axis)];
-    const std::int64_t g = global[axis];
-    const auto add = [&](std::int64_t block, std::int64_t coordinate) {
-      if (block < 0 || block >= blocks) {
-        if (!wraps) return;
-        const std::int64_t shift = block < 0 ? blocks : -blocks;
-        block += shift;
-        coordinate += shift * cells;
-      }
-      candidates[axis][count[axis]][0] = block;
-      candidates[axis][count[axis]][1] = coordinate;
-      ++count[axis];
-    };
-    add(g / cells, g);
-    if (g % cells == 0) add(g / cells - 1, g);
+    base[axis] = std::min(global[axis] / cells, blocks - 1);
+    local[axis] = global[axis] - base[axis] * cells;
+    across[axis] = local[axis] == 0 ? -1 : (local[axis] == cells ? 1 : 0);
   }
+  const BlockKey own{level, base[0], base[1], base[2]};
   AdoptTaps best;
   int bestLevel = -1;
-  for (int c = 0; c < count[2]; ++c)
-    for (int b = 0; b < count[1]; ++b)
-      for (int a = 0; a < count[0]; ++a) {
-        const BlockKey key{level, candidates[0][a][0], candidates[1][b][0], candidates[2][c][0]};
-        const std::int64_t at[3] = {candidates[0][a][1], candidates[1][b][1], candidates[2][c][1]};
-        const AdoptTaps taps = adoptTaps(tree, layout, key, tree.coveringLeaf(key), at);
-        const int leafLevel = layout.blocks[static_cast<std::size_t>(taps.block)].level;
-        const auto rank = [level](int l) { return l == level ? 1000 : l; };  // the own level first
-        if (rank(leafLevel) > rank(bestLevel) || (leafLevel == bestLevel && taps.block < best.block)) {
-          best = taps;
-          bestLevel = leafLevel;
-        }
-      }
+  for (int corner = 0; corner < 8; ++corner) {
+    int step[3];
+    bool valid = true;
+    for (int axis = 0; axis < 3; ++axis) {
+      step[axis] = (corner >> axis) & 1 ? across[axis] : 0;
+      valid = valid && ((corner >> axis) & 1 ? across[axis] != 0 : true);
+    }
+    BlockKey key;
+    if (!valid || !tree.shifted(own, step[0], step[1], step[2], key)) continue;
+    const std::int64_t position[3] = {key.i, key.j, key.k};
+    std::int64_t at[3];
+    for (int axis = 0; axis < 3; ++axis) at[axis] = position[axis] * cells + local[axis] - step[axis] * cells;
+    const AdoptTaps taps = adoptTaps(tree, layout, key, tree.coveringLeaf(key), at);
+    const int leafLevel = layout.blocks[static_cast<std::size_t>(taps.block)].level;
+    const auto rank = [level](int l) { return l == level ? 1000 : l; };  // the own level first
+    if (rank(leafLevel) > rank(bestLevel) || (leafLevel == bestLevel && taps.block < best.block)) {
+      best = taps;
+      bestLevel = leafLevel;
+    }
+  }
   return best;
 }
 
