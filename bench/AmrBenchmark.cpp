@@ -57,18 +57,10 @@ int runAmrBenchmark(const AmrFlags& flags) {
   }
 
   amr::AmrLbmSettings settings;
-  if (flags.kernel == "naive")
-    settings.kernel = amr::AmrKernel::Naive;
-  else if (flags.kernel == "split")
-    settings.kernel = amr::AmrKernel::Split;
-  else if (flags.kernel == "streams")
-    settings.kernel = amr::AmrKernel::Streams;
-  else if (flags.kernel == "classes")
-    settings.kernel = amr::AmrKernel::Classes;
-  else if (flags.kernel == "sorted")
-    settings.kernel = amr::AmrKernel::Sorted;
-  else
-    throw InputError("--kernel", "", "expected naive, split, streams, classes or sorted, got '" + flags.kernel + "'");
+  if (!amr::amrKernelNamed(flags.kernel, settings.kernel))
+    throw InputError("--kernel", "", "expected naive, split, streams, classes, sorted or whole, got '" + flags.kernel + "'");
+  if (settings.kernel == amr::AmrKernel::Whole && backend == exec::Backend::Cuda && flags.levels > 1)
+    throw InputError("--kernel", "", amr::kWholeKernelOneLevelOnCuda);
   settings.lattice = lattice;
   settings.tau = 0.6;
   settings.backend = backend;
@@ -117,7 +109,8 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
   command.add_option("--kernel", flags->kernel, "naive (one kernel, every point through the links) | split (inner "
                      "points and block shells apart; default) | streams (split, the two on CUDA streams at once) | classes (the shell as 26 "
                      "templated position classes, one launch) | sorted (the shell points sorted by kind: same level, linked, "
-                     "interface; one launch a kind)");
+                     "interface; one launch a kind) | whole (blocks among blocks of their level stepped whole, "
+                     "a thread a point; the others sorted)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
   return [flags] { return runAmrBenchmark(*flags); };
 }

@@ -133,7 +133,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   state_.solid = solid_.size() ? solid_.data() : nullptr;
   if (state_.solid) findObstacleLinks(solidPoints);
   shells_.resize(static_cast<std::size_t>(layout_.levels));
-  if (settings.kernel == AmrKernel::Sorted) sortShells(solidPoints);
+  if (settings.kernel == AmrKernel::Sorted || settings.kernel == AmrKernel::Whole) sortShells(solidPoints);
   if (previous) {
     adopt(*previous);
     return;
@@ -587,9 +587,40 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
   linkForces_ = exec::Buffer<double>(space, 3 * obstacleLinks_.size());
 }
 
+bool AmrLbm::steppedWhole(const BlockPlacement& block, std::vector<std::int32_t>& around) const {
+  std::int32_t neighbours[27];
+  for (int oz = -1; oz <= 1; ++oz)
+    for (int oy = -1; oy <= 1; ++oy)
+      for (int ox = -1; ox <= 1; ++ox) {
+        const int index = neighbourIndex(ox, oy, oz);
+        if (index == 13) {
+          neighbours[index] = -1;  // the block itself: AmrWholeBlockStep does not read it here
+          continue;
+        }
+        // Every region across this face, edge or corner (on the axes along it, both halves).
+        std::int32_t across = -2;
+        const int side[3] = {ox, oy, oz};
+        for (int half = 0; half < 8; ++half) {
+          int region[3];
+          for (int axis = 0; axis < 3; ++axis)
+            region[axis] = side[axis] < 0 ? 0 : (side[axis] > 0 ? 3 : 1 + ((half >> axis) & 1));
+          const RegionLink& link = block.links[regionIndex(region[0], region[1], region[2])];
+          const bool sameLevel = link.block >= 0 && link.levelShift == 0;
+          const bool restingWall = link.block < 0 && !state_.faceRules;
+          if (!sameLevel && !restingWall) return false;
+          if (across != -2 && link.block != across) return false;
+          across = link.block;
+        }
+        neighbours[index] = across;
+      }
+  around.insert(around.end(), neighbours, neighbours + 27);
+  return true;
+}
+
 // The shell points of each level's blocks (fluid ones), sorted by kind (AmrLevelStep::shellKind)
 // for AmrKernel::Sorted, block by block within a kind, in point order within a block; the finer
-// points the linked ones pull from (FinerSources).
+// points the linked ones pull from (FinerSources). For AmrKernel::Whole, the blocks stepped whole
+// first (their shells are not listed).
 void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
   AmrLbmLevels host = state_;
   host.blocks = layout_.blocks.data();
@@ -602,8 +633,14 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
       for (int level = 0; level < layout_.levels; ++level) {
         const AmrLevelStep<L> step{host, nullptr, level, 0.0f};
         std::vector<ShellPoint> byKind[kShellKinds];
+        std::vector<std::int32_t> wholeBlocks, around, otherBlocks;
         for (const int b : layout_.byLevel[static_cast<std::size_t>(level)]) {
           const BlockPlacement& block = layout_.blocks[static_cast<std::size_t>(b)];
+          if (settings_.kernel == AmrKernel::Whole && steppedWhole(block, around)) {
+            wholeBlocks.push_back(b);
+            continue;
+          }
+          otherBlocks.push_back(b);
           for (int k = 0; k < B; ++k)
             for (int j = 0; j < B; ++j)
               for (int i = 0; i < B; ++i) {
@@ -648,6 +685,14 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
           }
         }
         SortedShell buffers;
+        buffers.wholeBlocks = uploaded(space, wholeBlocks);
+        buffers.around = uploaded(space, around);
+        buffers.otherBlocks = uploaded(space, otherBlocks);
+        lists.wholeBlocks = buffers.wholeBlocks.data();
+        lists.around = buffers.around.data();
+        lists.wholeCount = static_cast<std::int64_t>(wholeBlocks.size());
+        lists.otherBlocks = buffers.otherBlocks.data();
+        lists.otherCount = static_cast<std::int64_t>(otherBlocks.size());
         buffers.points = uploaded(space, sorted);
         buffers.finerPoints = uploaded(space, finerPoints);
         buffers.sourceOf = uploaded(space, sourceOf);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "amr/AmrLbmStep.hpp"
@@ -22,8 +23,29 @@ namespace octoflow::amr {
 // 26 position classes, each point's update templated on its class, in one launch (classes), or
 // the shell points sorted by kind (ShellKind: same level, linked, interface), one launch a kind, so
 // that a warp runs one kind's path (sorted; on CUDA the linked and interface points run on a
-// second stream beside the inner and same-level points).
-enum class AmrKernel { Naive, Split, Streams, Classes, Sorted };
+// second stream beside the inner and same-level points), or, beside the sorted shells, the blocks
+// whose every neighbour is of their level stepped whole in one launch, a thread a point in point
+// order (whole).
+enum class AmrKernel { Naive, Split, Streams, Classes, Sorted, Whole };
+constexpr int kAmrKernels = 6;
+// Why case files and `octoflow bench amr` refuse AmrKernel::Whole on CUDA with more than one level:
+// it computed the naive kernel's bits on small octrees of 2 and 3 levels on an H100, but the
+// benchmark's octree of 2 or 3 levels left the GPU hung (docs/AMR.md); one level is measured.
+constexpr const char* kWholeKernelOneLevelOnCuda =
+    "\"whole\" runs octrees of one level (max_level = 0) on CUDA for now (with more levels it hung an H100 GPU: "
+    "docs/AMR.md): use \"sorted\" (the default)";
+// The kernels' names in case files and `octoflow bench amr --kernel` (AmrKernel order).
+constexpr const char* kAmrKernelNames[kAmrKernels] = {"naive", "split", "streams", "classes", "sorted", "whole"};
+inline const char* amrKernelName(AmrKernel kernel) { return kAmrKernelNames[static_cast<int>(kernel)]; }
+// The kernel of that name; false if none has it.
+inline bool amrKernelNamed(const std::string& name, AmrKernel& kernel) {
+  for (int k = 0; k < kAmrKernels; ++k)
+    if (name == kAmrKernelNames[k]) {
+      kernel = static_cast<AmrKernel>(k);
+      return true;
+    }
+  return false;
+}
 
 struct AmrLbmSettings {
   lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;  // D3Q19 or D3Q27
@@ -78,6 +100,8 @@ public:
   std::int64_t step() const { return step_; }
 
   const BlockLayout& layout() const { return layout_; }
+  // Blocks of `level` that AmrKernel::Whole steps whole (0 with the other kernels).
+  std::int64_t blocksSteppedWhole(int level) const { return shells_[static_cast<std::size_t>(level)].wholeCount; }
   const Octree& octree() const { return octree_; }
   const AmrLbmSettings& settings() const { return settings_; }
   int levels() const { return layout_.levels; }
@@ -136,6 +160,9 @@ private:
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
   void sortShells(const std::vector<std::uint8_t>& solidPoints);
+  // Whether every neighbour of `block` is a block of its level or a resting wall (AmrKernel::Whole
+  // steps it whole); if so, appends the 27 blocks around it (neighbourIndex order, -1: a wall).
+  bool steppedWhole(const BlockPlacement& block, std::vector<std::int32_t>& around) const;
   double sharedPart(const BlockPlacement& block, int i, int j, int k) const;
   void stepLevel(int level, float timeWeight);
   void advanceLevel(int level, float timeWeight);
@@ -151,11 +178,11 @@ private:
   exec::Buffer<float> post_[2];
   exec::Buffer<float> pre_[2];
   std::vector<exec::Buffer<std::int32_t>> levelBlocks_;
-  // Per level, for AmrKernel::Sorted: the shell points sorted by kind and the finer sources of the
-  // linked ones (ShellLists, FinerSources).
+  // Per level, for AmrKernel::Sorted and Whole: the shell points sorted by kind and the finer
+  // sources of the linked ones (ShellLists, FinerSources); for Whole, the blocks stepped whole.
   struct SortedShell {
     exec::Buffer<ShellPoint> points, finerPoints;
-    exec::Buffer<std::int32_t> sourceOf;
+    exec::Buffer<std::int32_t> sourceOf, wholeBlocks, around, otherBlocks;
     exec::Buffer<float> rebuilt;
   };
   std::vector<SortedShell> sortedShells_;

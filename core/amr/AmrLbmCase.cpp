@@ -138,12 +138,8 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
     result.refineDistance = reader.positive(*distance, "amr.refine_distance");
     if (result.refineDistance > 1e6) reader.fail("amr.refine_distance", "expected at most 1e6 level-0 spacings");
   }
-  const std::string kernel = reader.choice(table, "amr", "kernel", {"sorted", "split", "streams", "classes", "naive"});
-  result.kernel = kernel == "naive"     ? AmrKernel::Naive
-                  : kernel == "streams" ? AmrKernel::Streams
-                  : kernel == "classes" ? AmrKernel::Classes
-                  : kernel == "sorted"  ? AmrKernel::Sorted
-                                        : AmrKernel::Split;
+  const std::string kernel = reader.choice(table, "amr", "kernel", {"sorted", "whole", "split", "streams", "classes", "naive"});
+  amrKernelNamed(kernel, result.kernel);
   readRegrid(reader, *table, result);
 }
 
@@ -185,11 +181,7 @@ std::string AmrLbmCase::describe() const {
                 lbm::latticeName(flow.config.lattice), layout.levels, layout.blocks.size(), layout.blockNodes, levels.c_str(),
                 points, solid,
                 static_cast<double>(flow.config.tau),
-                kernel == AmrKernel::Naive     ? "naive"
-                : kernel == AmrKernel::Streams ? "streams"
-                : kernel == AmrKernel::Classes ? "classes"
-                : kernel == AmrKernel::Sorted  ? "sorted"
-                                               : "split");
+                amrKernelName(kernel));
   std::string result = text;
   if (regrid.enabled()) {
     std::snprintf(text, sizeof text, "; regrid every %lld steps to level %d where %s > %g", static_cast<long long>(regrid.every),

@@ -6,7 +6,7 @@ namespace octoflow::amr::detail {
 
 namespace {
 
-// The two streams of AmrKernel::Streams and Sorted, made once. Blocking streams: each waits for the work
+// The two streams of AmrKernel::Streams, Sorted and Whole, made once. Blocking streams: each waits for the work
 // queued before on the default stream, and the default stream's next work waits for both. They do
 // not wait for each other: join() makes each wait for the other's step before its next one (the
 // next level's step reads what this one wrote).
@@ -32,7 +32,7 @@ struct SplitStreams {
 void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
                    const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
                    const ShellLists& shells) {
-  if (kernel == AmrKernel::Streams || kernel == AmrKernel::Sorted) {
+  if (kernel == AmrKernel::Streams || kernel == AmrKernel::Sorted || kernel == AmrKernel::Whole) {
     static const SplitStreams streams;
     stepLevelOn(exec::CudaExecutor{streams.inner}, exec::CudaExecutor{streams.shell}, lattice, kernel, state,
                 levelBlocks, blockCount, level, timeWeight, shells);

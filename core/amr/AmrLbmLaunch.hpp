@@ -8,7 +8,8 @@ namespace octoflow::amr::detail {
 // `shellExecutor` launches the shells of the split kernels (a second stream on CUDA: the inner
 // points and the shells of a level read one array and write another, so they may run at once).
 // With the sorted shell, the same-level points follow the inner points on `executor`, the linked
-// and interface points (fewer, each longer) run on `shellExecutor` beside them.
+// and interface points (fewer, each longer) run on `shellExecutor` beside them. With whole blocks,
+// those come first on `executor`, and the rest as sorted.
 template <class Executor>
 void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::LatticeKind lattice, AmrKernel kernel,
                  const AmrLbmLevels& state, const std::int32_t* levelBlocks, std::int64_t blockCount, int level,
@@ -22,8 +23,15 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
     }
     const std::int64_t inner =
         static_cast<std::int64_t>(state.blockNodes - 2) * (state.blockNodes - 2) * (state.blockNodes - 2);
-    executor.parallelFor(blockCount * inner, AmrInnerStep<L>{step});
-    if (kernel == AmrKernel::Sorted) {
+    if (kernel == AmrKernel::Whole) {
+      executor.parallelFor(shells.wholeCount * state.pointCount(),
+                           AmrWholeBlockStep<L>{step, shells.wholeBlocks, shells.around});
+      const AmrLevelStep<L> others{state, shells.otherBlocks, level, timeWeight};
+      executor.parallelFor(shells.otherCount * inner, AmrInnerStep<L>{others});
+    } else {
+      executor.parallelFor(blockCount * inner, AmrInnerStep<L>{step});
+    }
+    if (kernel == AmrKernel::Sorted || kernel == AmrKernel::Whole) {
       const ShellPoint* linked = shells.points + shells.count[0];
       executor.parallelFor(shells.count[0], AmrShellKindStep<L, ShellKind::SameLevel>{step, shells.points, {}});
       shellExecutor.parallelFor(shells.finer.count, AmrFinerSourceStep<L>{step, shells.finer});

@@ -64,7 +64,20 @@ struct ShellLists {
   const ShellPoint* points = nullptr;
   std::int64_t count[kShellKinds] = {0, 0, 0};
   FinerSources finer;
+  // AmrKernel::Whole: the level's blocks stepped whole (every neighbour of their level or a resting
+  // wall: AmrWholeBlockStep) and the 27 blocks around each of them, then the level's other blocks
+  // (inner points, and the shell points above, which are theirs only).
+  const std::int32_t* wholeBlocks = nullptr;
+  const std::int32_t* around = nullptr;
+  std::int64_t wholeCount = 0;
+  const std::int32_t* otherBlocks = nullptr;
+  std::int64_t otherCount = 0;
 };
+
+// Where around a block the point one step beyond it lies on each axis (-1, 0, +1, for coordinates
+// -1, 0 .. B - 1, B), and the index 0 .. 26 of that neighbour (13: the block itself).
+OCTO_HD inline int sideOf(int s, int blockNodes) { return s < 0 ? -1 : (s >= blockNodes ? 1 : 0); }
+OCTO_HD inline int neighbourIndex(int ox, int oy, int oz) { return (ox + 1) + 3 * (oy + 1) + 9 * (oz + 1); }
 
 // What a linked point's pulls from finer blocks read: the rebuilt sources, and this point's Q
 // entries of FinerSources::sourceOf.
@@ -539,6 +552,53 @@ struct AmrInnerStep {
     } else {
       OCTO_UNROLL
       for (int q = 0; q < L::Q; ++q) g[q] = source[q * count + n - (L::c(q, 0) + B * (L::c(q, 1) + B * L::c(q, 2)))];
+    }
+    step.finishPoint(block, n, g);
+  }
+};
+
+// A block whose every neighbour is of its own level (or a resting wall), stepped whole: a thread a
+// point in point order, every population read from the block or from the same-level block it
+// lies in (`around`, 27 a block; -1: a wall), at a fixed offset: no regions, links or level paths,
+// reads and writes as coalesced as the uniform solver's. Shared face points are updated by each
+// block holding them, with the same inputs (node-centred blocks), as the other kernels do. The
+// same bits as the general path (pullOne's same-level branch and pullOwn).
+template <class L>
+struct AmrWholeBlockStep {
+  AmrLevelStep<L> step;
+  const std::int32_t* blocks = nullptr;  // ShellLists::wholeBlocks
+  const std::int32_t* around = nullptr;  // ShellLists::around
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const AmrLbmLevels& state = step.state;
+    const int B = state.blockNodes;
+    const unsigned count = static_cast<unsigned>(B * B * B);
+    const unsigned flat = static_cast<unsigned>(index);  // 32 bits: AmrLbm caps the points below 2^31
+    const unsigned listed = flat / count;
+    const std::int32_t block = blocks[listed];
+    const int n = static_cast<int>(flat % count);
+    const int x[3] = {n % B, (n / B) % B, n / (B * B)};
+    const std::uint8_t* solid = state.solid;
+    if (solid && solid[static_cast<std::int64_t>(block) * count + n]) return;
+    const float* source = state.post[state.parity[step.level]];
+    const std::int32_t* neighbours = around + 27 * static_cast<std::int64_t>(listed);
+    float g[L::Q];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      int s[3], side[3];
+      OCTO_UNROLL
+      for (int axis = 0; axis < 3; ++axis) {
+        s[axis] = x[axis] - L::c(q, axis);
+        side[axis] = L::c(q, axis) == 0 ? 0 : sideOf(s[axis], B);
+        s[axis] -= side[axis] * (B - 1);  // same-level blocks share their face points
+      }
+      const int across = neighbourIndex(side[0], side[1], side[2]);
+      const std::int32_t from = across == 13 ? block : neighbours[across];
+      const int m = s[0] + B * (s[1] + B * s[2]);
+      // Half-way bounce-back from a wall or a solid point.
+      const bool bounce = from < 0 || (solid && solid[static_cast<std::int64_t>(from) * count + m]);
+      g[q] = bounce ? source[(static_cast<std::int64_t>(block) * L::Q + L::opposite(q)) * count + n]
+                    : source[(static_cast<std::int64_t>(from) * L::Q + q) * count + m];
     }
     step.finishPoint(block, n, g);
   }

@@ -613,6 +613,8 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
   writeCase("lid32.toml", replaced(lidCase(60, "fp32"), "name = \"lid\"", "name = \"lid32\""));
   writeCase("crystal.toml", kobayashiCase(200));
   writeCase("octree.toml", amrCase(20));
+  // The octree across regrids (the checkpoint of step 10 holds a regridded octree).
+  writeCase("regrid.toml", replaced(amrRegridCase(20), "name = \"octree\"", "name = \"regrid\""));
   const struct {
     const char* file;
     const char* name;
@@ -621,7 +623,8 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
                {"lid.toml", "lid", 30, 60},
                {"lid32.toml", "lid32", 30, 60},
                {"crystal.toml", "crystal", 100, 200},
-               {"octree.toml", "octree", 10, 20}};
+               {"octree.toml", "octree", 10, 20},
+               {"regrid.toml", "regrid", 10, 20}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);
     fs::remove_all(directory_ / "whole");

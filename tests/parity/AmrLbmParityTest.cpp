@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "AmrTestSupport.hpp"
 #include "TestSupport.hpp"
 #include "amr/AmrLbm.hpp"
 
@@ -106,15 +107,15 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
 // Every kernel form computes what the naive kernel computes on the GPU: the same bits, on three
 // levels with a sphere, (1) D3Q19 with walls and a body force, (2) D3Q27 with the Smagorinsky
 // model, a velocity inlet and an outflow face (level 1 touches the inlet), (3) = (1) on mother-leaf
-// blocks of 33^3 points: the inner/shell split,
-// the two on streams, the 26 templated shell classes and the shells sorted by kind (their finer
-// sources rebuilt apart).
+// blocks of 33^3 points, (4) two levels with blocks stepped whole: the inner/shell split, the two
+// on streams, the 26 templated shell classes, the shells sorted by kind (their finer sources
+// rebuilt apart) and the blocks stepped whole.
 TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
   OCTO_SKIP_WITHOUT_GPU();
   const AmrKernel kernels[] = {AmrKernel::Naive, AmrKernel::Split, AmrKernel::Streams, AmrKernel::Classes,
-                               AmrKernel::Sorted};
-  constexpr int runs = 5;
-  for (int setup = 0; setup < 3; ++setup) {
+                               AmrKernel::Sorted, AmrKernel::Whole};
+  constexpr int runs = 6;
+  for (int setup = 0; setup < 4; ++setup) {
     const bool open = setup == 1;
     // Setup 3: setup 1 on mother-leaf blocks (leaves of 32 cells, 33^3 points), twice the size.
     const bool mother = setup == 2;
@@ -125,6 +126,8 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
       tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0}), tree.findLeaf(BlockKey{0, 0, 1, 1})});
       tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
     }
+    // Setup 4: blocks stepped whole on both levels, across periodic faces (the sphere on level 1).
+    if (setup == 3) tree = test::wholeBlocksTree();
     std::vector<float> density[runs], velocity[runs];
     for (int run = 0; run < runs; ++run) {
       AmrLbmSettings settings;

@@ -1,0 +1,31 @@
+#pragma once
+// What the octree LBM's test programs share.
+#include <vector>
+
+#include "amr/AmrLbm.hpp"
+
+namespace octoflow::amr::test {
+
+// The CPU reference with BGK at relaxation time `tau` on level 0.
+inline AmrLbmSettings cpuSettings(lbm::LatticeKind lattice, double tau) {
+  AmrLbmSettings settings;
+  settings.lattice = lattice;
+  settings.tau = tau;
+  settings.backend = exec::Backend::Cpu;
+  return settings;
+}
+
+// Two levels where blocks of each level lie wholly among blocks of their level (AmrKernel::Whole
+// steps them whole) beside blocks that border the other level: 5 x 4 x 1 root blocks, periodic in
+// x and y (some whole blocks reach their neighbours across the periodic faces), walls in z, the 2 x 2
+// roots at the corner refined (their 4 x 4 x 2 children: the middle 2 x 2 x 2 are whole on level 1).
+inline Octree wholeBlocksTree() {
+  Octree tree({5, 4, 1}, {true, true, false}, 1);
+  std::vector<int> corner;
+  for (int j = 0; j < 2; ++j)
+    for (int i = 0; i < 2; ++i) corner.push_back(tree.findLeaf(BlockKey{0, i, j, 0}));
+  tree.refine(corner);
+  return tree;
+}
+
+}  // namespace octoflow::amr::test
