@@ -59,8 +59,6 @@ int runAmrBenchmark(const AmrFlags& flags) {
   amr::AmrLbmSettings settings;
   if (!amr::amrKernelNamed(flags.kernel, settings.kernel))
     throw InputError("--kernel", "", "expected naive, split, streams, classes, sorted or whole, got '" + flags.kernel + "'");
-  if (settings.kernel == amr::AmrKernel::Whole && backend == exec::Backend::Cuda && flags.levels > 1)
-    throw InputError("--kernel", "", amr::kWholeKernelOneLevelOnCuda);
   settings.lattice = lattice;
   settings.tau = 0.6;
   settings.backend = backend;

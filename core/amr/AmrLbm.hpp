@@ -28,12 +28,6 @@ namespace octoflow::amr {
 // order (whole).
 enum class AmrKernel { Naive, Split, Streams, Classes, Sorted, Whole };
 constexpr int kAmrKernels = 6;
-// Why case files and `octoflow bench amr` refuse AmrKernel::Whole on CUDA with more than one level:
-// it computed the naive kernel's bits on small octrees of 2 and 3 levels on an H100, but the
-// benchmark's octree of 2 or 3 levels left the GPU hung (docs/AMR.md); one level is measured.
-constexpr const char* kWholeKernelOneLevelOnCuda =
-    "\"whole\" runs octrees of one level (max_level = 0) on CUDA for now (with more levels it hung an H100 GPU: "
-    "docs/AMR.md): use \"sorted\" (the default)";
 // The kernels' names in case files and `octoflow bench amr --kernel` (AmrKernel order).
 constexpr const char* kAmrKernelNames[kAmrKernels] = {"naive", "split", "streams", "classes", "sorted", "whole"};
 inline const char* amrKernelName(AmrKernel kernel) { return kAmrKernelNames[static_cast<int>(kernel)]; }

@@ -332,8 +332,6 @@ private:
 
 std::unique_ptr<sim::Simulation> makeAmrLbmSimulation(const io::CaseDescription& description, const AmrLbmCase& amrCase,
                                                       const sim::CreateOptions& options) {
-  if (amrCase.kernel == AmrKernel::Whole && options.backend == exec::Backend::Cuda && amrCase.maxLevel > 0)
-    throw InputError(description.sourcePath, "amr.kernel", kWholeKernelOneLevelOnCuda);
   return std::make_unique<AmrLbmSimulation>(description, amrCase, options);
 }
 

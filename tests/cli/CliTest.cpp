@@ -362,20 +362,25 @@ TEST_F(Cli, BenchAmrCountsTheUpdatesOfEachLevel) {
   expectInputError("bench amr --kernel fused", "--kernel");
 }
 
-// kernel = "whole" runs octrees of every depth on the CPU; on CUDA one level only for now (with more
-// it hung an H100: docs/AMR.md), and a case or benchmark of more levels is refused, naming the key.
-TEST_F(Cli, TheWholeBlockKernelRunsAnOctreeOfTwoLevelsOnTheCpu) {
-  writeCase("octree.toml", wholeKernelCase());
-  const CommandResult result = runCli("run octree.toml --backend cpu", directory_);
-  EXPECT_EQ(result.exitCode, 0) << result.output;
-  EXPECT_NE(result.output.find("whole kernels"), std::string::npos) << result.output;
-}
+// kernel = "whole" runs octrees of every depth, on the CPU and on CUDA (the bits are the naive
+// kernel's: tests/parity), from a case file and in the benchmark.
+class WholeBlockKernel : public Cli {
+protected:
+  void expectTwoLevelsRun(const std::string& backend) {
+    writeCase("octree.toml", wholeKernelCase());
+    const CommandResult result = runCli("run octree.toml --backend " + backend, directory_);
+    EXPECT_EQ(result.exitCode, 0) << result.output;
+    EXPECT_NE(result.output.find("whole kernels"), std::string::npos) << result.output;
+    const CommandResult bench =
+        runCli("bench amr --backend " + backend + " --kernel whole --leaves 2 --levels 2 --steps 2", directory_);
+    EXPECT_EQ(bench.exitCode, 0) << bench.output;
+    EXPECT_NE(bench.output.find("2 level(s), 64 blocks"), std::string::npos) << bench.output;
+  }
+};
 
-TEST_F(Cli, TheWholeBlockKernelOnCudaRefusesMoreThanOneLevel) {
+TEST_F(WholeBlockKernel, RunsAnOctreeOfTwoLevelsOnTheCpu) { expectTwoLevelsRun("cpu"); }
+
+TEST_F(WholeBlockKernel, RunsAnOctreeOfTwoLevelsOnCuda) {
   OCTO_SKIP_WITHOUT_GPU();
-  writeCase("octree.toml", wholeKernelCase());
-  expectInputError("run octree.toml --backend cuda", "amr.kernel");
-  expectInputError("bench amr --backend cuda --kernel whole --levels 2", "--kernel");
-  const CommandResult one = runCli("bench amr --backend cuda --kernel whole --leaves 2 --steps 2", directory_);
-  EXPECT_EQ(one.exitCode, 0) << one.output;
+  expectTwoLevelsRun("cuda");
 }

@@ -28,4 +28,22 @@ inline Octree wholeBlocksTree() {
   return tree;
 }
 
+// Three levels, each with blocks among blocks of its level (the benchmark's kind of octree: fully
+// periodic, refined in nested boxes): 8^3 roots, a box of 5^3 refined (10^3 children), the middle
+// 4^3 of those refined again; every level keeps a ring of blocks three deep around the next one.
+inline Octree nestedWholeBlocksTree() {
+  Octree tree({8, 8, 8}, {true, true, true}, 2);
+  for (int level = 0; level < 2; ++level) {
+    const int low = level == 0 ? 0 : 3, high = level == 0 ? 4 : 6;
+    std::vector<int> box;
+    for (std::size_t leaf = 0; leaf < tree.leafCount(); ++leaf) {
+      const BlockKey& key = tree.leaves()[leaf];
+      const bool inside = key.i >= low && key.i <= high && key.j >= low && key.j <= high && key.k >= low && key.k <= high;
+      if (key.level == level && inside) box.push_back(static_cast<int>(leaf));
+    }
+    tree.refine(box);
+  }
+  return tree;
+}
+
 }  // namespace octoflow::amr::test

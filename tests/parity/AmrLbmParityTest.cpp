@@ -107,15 +107,16 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
 // Every kernel form computes what the naive kernel computes on the GPU: the same bits, on three
 // levels with a sphere, (1) D3Q19 with walls and a body force, (2) D3Q27 with the Smagorinsky
 // model, a velocity inlet and an outflow face (level 1 touches the inlet), (3) = (1) on mother-leaf
-// blocks of 33^3 points, (4) two levels with blocks stepped whole: the inner/shell split, the two
-// on streams, the 26 templated shell classes, the shells sorted by kind (their finer sources
-// rebuilt apart) and the blocks stepped whole.
+// blocks of 33^3 points, (4) two levels with blocks stepped whole, (5) D3Q27 on three nested levels,
+// each with blocks stepped whole, no solid points (as `octoflow bench amr --levels 3`): the
+// inner/shell split, the two on streams, the 26 templated shell classes, the shells sorted by kind
+// (their finer sources rebuilt apart) and the blocks stepped whole.
 TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
   OCTO_SKIP_WITHOUT_GPU();
   const AmrKernel kernels[] = {AmrKernel::Naive, AmrKernel::Split, AmrKernel::Streams, AmrKernel::Classes,
                                AmrKernel::Sorted, AmrKernel::Whole};
   constexpr int runs = 6;
-  for (int setup = 0; setup < 4; ++setup) {
+  for (int setup = 0; setup < 5; ++setup) {
     const bool open = setup == 1;
     // Setup 3: setup 1 on mother-leaf blocks (leaves of 32 cells, 33^3 points), twice the size.
     const bool mother = setup == 2;
@@ -128,6 +129,8 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
     }
     // Setup 4: blocks stepped whole on both levels, across periodic faces (the sphere on level 1).
     if (setup == 3) tree = test::wholeBlocksTree();
+    const bool nested = setup == 4;
+    if (nested) tree = test::nestedWholeBlocksTree();
     std::vector<float> density[runs], velocity[runs];
     for (int run = 0; run < runs; ++run) {
       AmrLbmSettings settings;
@@ -135,6 +138,7 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
       settings.backend = exec::Backend::Cuda;
       settings.kernel = kernels[run];
       settings.leafCells = mother ? 32 : 16;
+      if (nested) settings.lattice = lbm::LatticeKind::D3Q27;
       if (open) {
         settings.lattice = lbm::LatticeKind::D3Q27;
         settings.les.model = lbm::LesModel::Smagorinsky;
@@ -144,10 +148,13 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
       } else {
         settings.acceleration = {2e-5, 0.0, 0.0};
       }
-      AmrLbm amr(tree, settings, [scale](const double (&x)[3]) {
+      const SolidTest sphere = [scale](const double (&x)[3]) {
         const double y[3] = {x[0] / scale, x[1] / scale, x[2] / scale};
         return (y[0] - 24) * (y[0] - 24) + (y[1] - 8) * (y[1] - 8) + (y[2] - 8) * (y[2] - 8) < 25.0;
-      });
+      };
+      AmrLbm amr(tree, settings, nested ? SolidTest{} : sphere);
+      if (settings.kernel == AmrKernel::Whole && setup >= 3)
+        for (int level = 0; level < amr.levels(); ++level) EXPECT_GT(amr.blocksSteppedWhole(level), 0) << level;
       amr.initialise([scale](const double (&x)[3], float& rho, float (&u)[3]) {
         rho = 1.0f;
         u[0] = 0.03f;
