@@ -18,7 +18,7 @@ namespace octoflow::bench {
 namespace {
 
 struct AmrFlags {
-  std::string backend = "auto", lattice = "D3Q27", kernel = "split";
+  std::string backend = "auto", lattice = "D3Q27", kernel = "whole";
   int leaves = 8, levels = 1, leafCells = 16;
   long long steps = 0;
 };
@@ -105,10 +105,10 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
                      "mother-leaf blocks: --leaves 4 covers the domain of 8 leaves of 16)");
   command.add_option("--levels", flags->levels, "levels, refined around the centre (default 1)");
   command.add_option("--kernel", flags->kernel, "naive (one kernel, every point through the links) | split (inner "
-                     "points and block shells apart; default) | streams (split, the two on CUDA streams at once) | classes (the shell as 26 "
+                     "points and block shells apart) | streams (split, the two on CUDA streams at once) | classes (the shell as 26 "
                      "templated position classes, one launch) | sorted (the shell points sorted by kind: same level, linked, "
                      "interface; one launch a kind) | whole (blocks among blocks of their level stepped whole, "
-                     "a thread a point; the others sorted)");
+                     "a thread a point; the others sorted; default)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
   return [flags] { return runAmrBenchmark(*flags); };
 }

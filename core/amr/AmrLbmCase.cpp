@@ -138,7 +138,7 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
     result.refineDistance = reader.positive(*distance, "amr.refine_distance");
     if (result.refineDistance > 1e6) reader.fail("amr.refine_distance", "expected at most 1e6 level-0 spacings");
   }
-  const std::string kernel = reader.choice(table, "amr", "kernel", {"sorted", "whole", "split", "streams", "classes", "naive"});
+  const std::string kernel = reader.choice(table, "amr", "kernel", {"whole", "sorted", "split", "streams", "classes", "naive"});
   amrKernelNamed(kernel, result.kernel);
   readRegrid(reader, *table, result);
 }

@@ -27,7 +27,7 @@ public:
   int leafCells = 16;  // cells a side of a leaf: 16 (17^3 node-centred points) or 32 (33^3, mother-leaf blocks)
   RefineCriterion refine = RefineCriterion::Obstacles;
   double refineDistance = 4.0;  // level-0 spacings
-  AmrKernel kernel = AmrKernel::Sorted;
+  AmrKernel kernel = AmrKernel::Whole;
   // Dynamic refinement ([amr] regrid keys): every `regrid.every` level-0 steps the leaves are
   // refined or coarsened by the criterion, never below the static refinement (`octree`).
   RegridSettings regrid;
