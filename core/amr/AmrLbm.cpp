@@ -73,6 +73,9 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   if (layout_.levels > kMaxLevels)
     throw std::invalid_argument("the octree LBM runs at most " + std::to_string(kMaxLevels) + " levels");
   if (!(settings.tau > 0.5)) throw std::invalid_argument("the relaxation time must exceed 1/2");
+  if (!amrKernelRuns(settings.kernel, settings.collision))
+    throw std::invalid_argument(std::string("the octree LBM's ") + amrKernelName(settings.kernel) + " kernel runs bgk, not " +
+                                lbm::collisionName(settings.collision) + ": use the whole or sorted kernel");
   // The kernels index a level's points with 32 bits (AmrInnerStep).
   if (static_cast<double>(layout_.blocks.size()) * static_cast<double>(layout_.pointsPerBlock()) >= 2147483648.0)
     throw std::invalid_argument("the octree has " + std::to_string(layout_.blocks.size()) +
@@ -84,7 +87,11 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   const std::size_t blockCount = layout_.blocks.size();
 
   state_.blockNodes = layout_.blockNodes;
-  state_.les = settings.les;
+  const float tau0 = static_cast<float>(settings.tau);
+  state_.bgk = lbm::Bgk{tau0, settings.les};
+  state_.trt = lbm::Trt{tau0, settings.trtMagic, settings.les};
+  withAmrLattice(settings.lattice, [&](auto kind) { state_.mrt = lbm::Mrt::forLattice<decltype(kind)>(tau0); });
+  state_.mrt.les = settings.les;
   for (int level = 0; level < layout_.levels; ++level) {
     state_.tau[level] = static_cast<float>(tau(level));
     state_.acceleration[level] = acceleration(level);
@@ -192,11 +199,11 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
   if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
     if (settings_.backend == exec::Backend::Cuda)
-      detail::stepLevelCuda(settings_.lattice, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
+      detail::stepLevelCuda(settings_.lattice, settings_.collision, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
                             level, timeWeight, shells_[static_cast<std::size_t>(level)]);
     else
 #endif
-      detail::stepLevelCpu(settings_.lattice, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
+      detail::stepLevelCpu(settings_.lattice, settings_.collision, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
                            level, timeWeight, shells_[static_cast<std::size_t>(level)]);
   }
   state_.parity[level] = 1 - state_.parity[level];

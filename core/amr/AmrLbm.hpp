@@ -41,6 +41,12 @@ inline bool amrKernelNamed(const std::string& name, AmrKernel& kernel) {
   return false;
 }
 
+// The kernels of the comparison (naive, split, streams, classes) are built for BGK only; sorted
+// and whole run every collision.
+inline bool amrKernelRuns(AmrKernel kernel, lbm::CollisionKind collision) {
+  return collision == lbm::CollisionKind::Bgk || kernel == AmrKernel::Sorted || kernel == AmrKernel::Whole;
+}
+
 struct AmrLbmSettings {
   lbm::LatticeKind lattice = lbm::LatticeKind::D3Q19;  // D3Q19 or D3Q27
   double tau = 0.8;                                    // relaxation time of level 0
@@ -48,6 +54,10 @@ struct AmrLbmSettings {
   // The state the solver starts from: density 1 and this velocity at every point (initialise()
   // sets another).
   std::array<double, 3> initialVelocity{{0.0, 0.0, 0.0}};
+  // The collision on every level (each with its own relaxation time): BGK, TRT (its magic
+  // parameter) or MRT (the published rates of lbm/Mrt.hpp), with the LES model if any.
+  lbm::CollisionKind collision = lbm::CollisionKind::Bgk;
+  float trtMagic = 3.0f / 16.0f;
   lbm::Les les;
   exec::Backend backend = exec::Backend::Cpu;
   AmrKernel kernel = AmrKernel::Whole;
@@ -198,7 +208,8 @@ struct AmrLbmHostCopy {
 
 // The per-backend, per-lattice kernels (AmrLbmCpu.cpp, AmrLbmCuda.cu).
 namespace detail {
-void stepLevelCpu(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
+void stepLevelCpu(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKernel kernel,
+                  const AmrLbmLevels& state,
                   const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
                   const ShellLists& shells);
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
@@ -207,7 +218,8 @@ void gatherCpu(const PointGather& gather, std::int64_t count);
 void obstacleForceCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
                       std::int64_t count, double* force);
 #if OCTOFLOW_HAVE_CUDA
-void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
+void stepLevelCuda(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKernel kernel,
+                  const AmrLbmLevels& state,
                    const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
                    const ShellLists& shells);
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);

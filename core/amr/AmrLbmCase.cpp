@@ -140,6 +140,10 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
   }
   const std::string kernel = reader.choice(table, "amr", "kernel", {"whole", "sorted", "split", "streams", "classes", "naive"});
   amrKernelNamed(kernel, result.kernel);
+  const lbm::CollisionKind collision = result.flow.config.collision;
+  if (!amrKernelRuns(result.kernel, collision))
+    reader.fail("amr.kernel", "\"" + kernel + "\" (one of the kernel comparison's forms) runs collision = \"bgk\" only; " +
+                                  lbm::collisionName(collision) + " runs with \"whole\" or \"sorted\"");
   readRegrid(reader, *table, result);
 }
 
@@ -157,6 +161,8 @@ AmrLbmSettings AmrLbmCase::settings(exec::Backend backend) const {
   settings.acceleration = {a.x, a.y, a.z};
   const lbm::Vector3& start = flow.config.initialVelocity;
   settings.initialVelocity = {start.x, start.y, start.z};
+  settings.collision = flow.config.collision;
+  settings.trtMagic = flow.config.trtMagic;
   settings.les = flow.config.les;
   settings.backend = backend;
   settings.kernel = kernel;
@@ -176,9 +182,9 @@ std::string AmrLbmCase::describe() const {
   const long long solid = std::count(solidPoints.begin(), solidPoints.end(), std::uint8_t{1});
   char text[400];
   std::snprintf(text, sizeof text,
-                "%s BGK on an octree: %d level(s), %zu leaves of %d^3 points (%s a level), %.3g points, %lld in "
+                "%s %s on an octree: %d level(s), %zu leaves of %d^3 points (%s a level), %.3g points, %lld in "
                 "obstacles, tau %.4g at level 0, %s kernels",
-                lbm::latticeName(flow.config.lattice), layout.levels, layout.blocks.size(), layout.blockNodes, levels.c_str(),
+                lbm::latticeName(flow.config.lattice), lbm::collisionName(flow.config.collision), layout.levels, layout.blocks.size(), layout.blockNodes, levels.c_str(),
                 points, solid,
                 static_cast<double>(flow.config.tau),
                 amrKernelName(kernel));
@@ -224,9 +230,6 @@ std::unique_ptr<sim::SolverCase> parseAmrLbmCase(const CaseReader& reader, io::C
   const lbm::UniformSolverConfig& config = result->flow.config;
   if (lbm::latticeDimensions(config.lattice) != 3)
     reader.fail("lbm.lattice", "the octree LBM runs D3Q19 or D3Q27 (3D domains)");
-  if (config.collision != lbm::CollisionKind::Bgk)
-    reader.fail("lbm.collision", "the octree LBM runs \"bgk\" (with les = \"smagorinsky\" if wanted); trt and mrt run "
-                                 "with case.solver = \"lbm\"");
   // CSM's eddy viscosity needs the velocity gradient by finite differences, which the octree's
   // kernels do not compute: without it the model would silently be no model.
   if (config.les.model == lbm::LesModel::Csm)

@@ -4,10 +4,11 @@
 
 namespace octoflow::amr::detail {
 
-void stepLevelCpu(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
+void stepLevelCpu(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKernel kernel,
+                  const AmrLbmLevels& state,
                   const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
                   const ShellLists& shells) {
-  stepLevelOn(exec::CpuExecutor{}, exec::CpuExecutor{}, lattice, kernel, state, levelBlocks, blockCount, level, timeWeight,
+  stepLevelOn(exec::CpuExecutor{}, exec::CpuExecutor{}, lattice, collision, kernel, state, levelBlocks, blockCount, level, timeWeight,
               shells);
 }
 

@@ -29,17 +29,18 @@ struct SplitStreams {
 
 }  // namespace
 
-void stepLevelCuda(lbm::LatticeKind lattice, AmrKernel kernel, const AmrLbmLevels& state,
+void stepLevelCuda(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKernel kernel,
+                  const AmrLbmLevels& state,
                    const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
                    const ShellLists& shells) {
   if (kernel == AmrKernel::Streams || kernel == AmrKernel::Sorted || kernel == AmrKernel::Whole) {
     static const SplitStreams streams;
-    stepLevelOn(exec::CudaExecutor{streams.inner}, exec::CudaExecutor{streams.shell}, lattice, kernel, state,
+    stepLevelOn(exec::CudaExecutor{streams.inner}, exec::CudaExecutor{streams.shell}, lattice, collision, kernel, state,
                 levelBlocks, blockCount, level, timeWeight, shells);
     streams.join();
     return;
   }
-  stepLevelOn(exec::CudaExecutor{}, exec::CudaExecutor{}, lattice, kernel, state, levelBlocks, blockCount, level,
+  stepLevelOn(exec::CudaExecutor{}, exec::CudaExecutor{}, lattice, collision, kernel, state, levelBlocks, blockCount, level,
               timeWeight, shells);
 }
 

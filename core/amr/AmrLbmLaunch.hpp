@@ -11,47 +11,56 @@ namespace octoflow::amr::detail {
 // and interface points (fewer, each longer) run on `shellExecutor` beside them. With whole blocks,
 // those come first on `executor`, and the rest as sorted.
 template <class Executor>
-void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::LatticeKind lattice, AmrKernel kernel,
-                 const AmrLbmLevels& state, const std::int32_t* levelBlocks, std::int64_t blockCount, int level,
-                 float timeWeight, const ShellLists& shells) {
-  withAmrLattice(lattice, [&](auto kind) {
+void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::LatticeKind lattice,
+                 lbm::CollisionKind collision, AmrKernel kernel, const AmrLbmLevels& state,
+                 const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
+                 const ShellLists& shells) {
+  withAmrModel(lattice, collision, [&](auto kind, auto collisionKind) {
     using L = decltype(kind);
-    const AmrLevelStep<L> step{state, levelBlocks, level, timeWeight};
-    if (kernel == AmrKernel::Naive) {
-      executor.parallelFor(blockCount * state.pointCount(), step);
-      return;
+    using C = decltype(collisionKind);
+    // The forms of the Table 4 comparison (naive, split, streams, classes) are built for BGK only
+    // (AmrLbm refuses them with another collision).
+    constexpr bool everyForm = std::is_same_v<C, lbm::Bgk>;
+    const AmrLevelStep<L, C> step{state, levelBlocks, level, timeWeight};
+    if constexpr (everyForm) {
+      if (kernel == AmrKernel::Naive) {
+        executor.parallelFor(blockCount * state.pointCount(), step);
+        return;
+      }
     }
     const std::int64_t inner =
         static_cast<std::int64_t>(state.blockNodes - 2) * (state.blockNodes - 2) * (state.blockNodes - 2);
     if (kernel == AmrKernel::Whole) {
       executor.parallelFor(shells.wholeCount * state.pointCount(),
-                           AmrWholeBlockStep<L>{step, shells.wholeBlocks, shells.around});
-      const AmrLevelStep<L> others{state, shells.otherBlocks, level, timeWeight};
-      executor.parallelFor(shells.otherCount * inner, AmrInnerStep<L>{others});
+                           AmrWholeBlockStep<L, C>{step, shells.wholeBlocks, shells.around});
+      const AmrLevelStep<L, C> others{state, shells.otherBlocks, level, timeWeight};
+      executor.parallelFor(shells.otherCount * inner, AmrInnerStep<L, C>{others});
     } else {
-      executor.parallelFor(blockCount * inner, AmrInnerStep<L>{step});
+      executor.parallelFor(blockCount * inner, AmrInnerStep<L, C>{step});
     }
     if (kernel == AmrKernel::Sorted || kernel == AmrKernel::Whole) {
       const ShellPoint* linked = shells.points + shells.count[0];
-      executor.parallelFor(shells.count[0], AmrShellKindStep<L, ShellKind::SameLevel>{step, shells.points, {}});
-      shellExecutor.parallelFor(shells.finer.count, AmrFinerSourceStep<L>{step, shells.finer});
-      shellExecutor.parallelFor(shells.count[1], AmrShellKindStep<L, ShellKind::Linked>{step, linked, shells.finer});
+      executor.parallelFor(shells.count[0], AmrShellKindStep<L, C, ShellKind::SameLevel>{step, shells.points, {}});
+      shellExecutor.parallelFor(shells.finer.count, AmrFinerSourceStep<L, C>{step, shells.finer});
+      shellExecutor.parallelFor(shells.count[1], AmrShellKindStep<L, C, ShellKind::Linked>{step, linked, shells.finer});
       shellExecutor.parallelFor(shells.count[2],
-                                AmrShellKindStep<L, ShellKind::Interface>{step, linked + shells.count[1], {}});
+                                AmrShellKindStep<L, C, ShellKind::Interface>{step, linked + shells.count[1], {}});
       return;
     }
-    if (kernel != AmrKernel::Classes) {
-      shellExecutor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L>{step});
-      return;
+    if constexpr (everyForm) {
+      if (kernel != AmrKernel::Classes) {
+        shellExecutor.parallelFor(blockCount * (state.pointCount() - inner), AmrShellStep<L, C>{step});
+        return;
+      }
+      AmrShellClassesStep<L, C> classes{step};
+      int slot = 0;
+      forEachShellClass([&](auto gi, auto gj, auto gk) {
+        using Class = AmrShellClassStep<L, C, decltype(gi)::value, decltype(gj)::value, decltype(gk)::value>;
+        classes.firstIndex[slot + 1] = classes.firstIndex[slot] + blockCount * Class::pointsPerBlock(state.blockNodes);
+        ++slot;
+      });
+      shellExecutor.parallelFor(classes.firstIndex[26], classes);
     }
-    AmrShellClassesStep<L> classes{step};
-    int slot = 0;
-    forEachShellClass([&](auto gi, auto gj, auto gk) {
-      using Class = AmrShellClassStep<L, decltype(gi)::value, decltype(gj)::value, decltype(gk)::value>;
-      classes.firstIndex[slot + 1] = classes.firstIndex[slot] + blockCount * Class::pointsPerBlock(state.blockNodes);
-      ++slot;
-    });
-    shellExecutor.parallelFor(classes.firstIndex[26], classes);
   });
 }
 

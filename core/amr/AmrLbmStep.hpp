@@ -25,6 +25,7 @@
 #include "common/Extent.hpp"
 #include "lbm/Collision.hpp"
 #include "lbm/FaceBoundaries.hpp"
+#include "lbm/Mrt.hpp"
 
 namespace octoflow::amr {
 
@@ -100,12 +101,27 @@ struct AmrLbmLevels {
   int parity[kMaxLevels] = {};  // the array holding each level's current state
   float tau[kMaxLevels] = {};
   lbm::Vector3 acceleration[kMaxLevels];
-  lbm::Les les;
+  // The collision operators (AmrLbmSettings::collision runs one): each level collides with its own
+  // relaxation time (collideAt); TRT's magic parameter, MRT's fixed rates and the LES model are the
+  // same on every level.
+  lbm::Bgk bgk;
+  lbm::Trt trt;
+  lbm::Mrt mrt;
   // The domain's faces: resting walls unless `faceRules` (inlets, outlets, moving walls: the face
   // rules of FaceBoundaries.hpp). Level 0 has domainCells cells an axis (nodes: + 1 where walled).
   lbm::FaceBoundaries faces;
   bool faceRules = false;
   std::int32_t domainCells[3] = {0, 0, 0};
+
+  template <class C>
+  OCTO_HD const C& collision() const {
+    if constexpr (std::is_same_v<C, lbm::Mrt>)
+      return mrt;
+    else if constexpr (std::is_same_v<C, lbm::Trt>)
+      return trt;
+    else
+      return bgk;
+  }
 
   OCTO_HD std::int64_t pointCount() const {
     return static_cast<std::int64_t>(blockNodes) * blockNodes * blockNodes;
@@ -128,7 +144,7 @@ OCTO_HD OCTO_INLINE lbm::NodeMoments pointMoments(const AmrLbmLevels& state, con
   return moments;
 }
 
-template <class L>
+template <class L, class C = lbm::Bgk>
 struct AmrLevelStep {
   AmrLbmLevels state;
   const std::int32_t* levelBlocks = nullptr;  // the blocks of the level stepped
@@ -259,17 +275,44 @@ struct AmrLevelStep {
     // be -scale F_s/2 where this level's collision expects -F_t/2, so the difference is put back
     // through the weights (sum_q w_q 3 c_q c_q = identity).
     const float ratio = levelShift > 0 ? 2.0f : 0.5f;  // dt of this level / dt of the source's
-    const float scale = ratio * state.tau[level] / state.tau[sourceLevel];
     const lbm::Vector3& sourceAcceleration = state.acceleration[sourceLevel];
     const lbm::Vector3& ownAcceleration = state.acceleration[level];
-    const lbm::Vector3 momentumFix{1.5f * rho * (scale * sourceAcceleration.x - ownAcceleration.x),
-                                   1.5f * rho * (scale * sourceAcceleration.y - ownAcceleration.y),
-                                   1.5f * rho * (scale * sourceAcceleration.z - ownAcceleration.z)};
-    OCTO_UNROLL
-    for (int r = 0; r < L::Q; ++r) {
-      const float equilibrium = lbm::equilibriumDeviation<L>(r, rho, u);
-      set[r] = equilibrium + scale * (set[r] - equilibrium) + L::w(r) * lbm::dot(lbm::velocityOf<L>(r), momentumFix);
+    const auto momentumFix = [&](float firstMomentScale) {
+      return lbm::Vector3{1.5f * rho * (firstMomentScale * sourceAcceleration.x - ownAcceleration.x),
+                          1.5f * rho * (firstMomentScale * sourceAcceleration.y - ownAcceleration.y),
+                          1.5f * rho * (firstMomentScale * sourceAcceleration.z - ownAcceleration.z)};
+    };
+    if constexpr (std::is_same_v<C, lbm::Bgk>) {
+      // One factor for all of f_neq, applied population by population: no array of equilibria (the
+      // interface kernels, most of a multi-level step, keep their registers).
+      const float scale = lbm::Bgk::nonEquilibriumScale(ratio, state.tau[sourceLevel], state.tau[level]);
+      const lbm::Vector3 fix = momentumFix(scale);
+      OCTO_UNROLL
+      for (int r = 0; r < L::Q; ++r) {
+        const float equilibrium = lbm::equilibriumDeviation<L>(r, rho, u);
+        set[r] = equilibrium + scale * (set[r] - equilibrium) + L::w(r) * lbm::dot(lbm::velocityOf<L>(r), fix);
+      }
+    } else {
+      float equilibrium[L::Q];
+      OCTO_UNROLL
+      for (int r = 0; r < L::Q; ++r) {
+        equilibrium[r] = lbm::equilibriumDeviation<L>(r, rho, u);
+        set[r] -= equilibrium[r];
+      }
+      const C collision = state.template collision<C>();
+      const lbm::Vector3 fix = momentumFix(
+          collision.template rescaleNonEquilibrium<L>(set, ratio, state.tau[sourceLevel], state.tau[level]));
+      OCTO_UNROLL
+      for (int r = 0; r < L::Q; ++r) set[r] += equilibrium[r] + L::w(r) * lbm::dot(lbm::velocityOf<L>(r), fix);
     }
+  }
+
+  // Collides with this level's relaxation time. The operator is copied: read through a reference
+  // into the kernel's parameters, nvcc doubled the registers of the whole-block and inner kernels
+  // (64 to 128 for D3Q27) and slowed them by 30 %.
+  OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q]) const {
+    const C collision = state.template collision<C>();
+    collision.template collideAt<L>(state.tau[level], g, state.acceleration[level]);
   }
 
   // The post-collision populations, on this level, of point c of the finer block `fineBlock` (a
@@ -279,7 +322,7 @@ struct AmrLevelStep {
     for (int r = 0; r < L::Q; ++r) set[r] = 0.0f;
     addPreCollision(set, fineBlock, level + 1, c0, c1, c2, 1.0f, -1.0f);
     rescaleToLevel(1, set);
-    lbm::Bgk{state.tau[level], state.les}.template collide<L>(set, state.acceleration[level]);
+    collide(set);
   }
 
   // f*_q at point s of this level, rebuilt from another level (`solid`: the source is solid, the
@@ -293,7 +336,7 @@ struct AmrLevelStep {
     float set[L::Q];
     const int s[3] = {sx, sy, sz};
     if (!rebuiltPreCollision(link, s, timeWeight, set)) return Rebuilt{0.0f, true};
-    lbm::Bgk{state.tau[level], state.les}.template collide<L>(set, state.acceleration[level]);
+    collide(set);
     return Rebuilt{set[q], false};
   }
 
@@ -481,7 +524,7 @@ struct AmrLevelStep {
       OCTO_UNROLL
       for (int q = 0; q < L::Q; ++q) pre[(slot * std::int64_t{L::Q} + q) * count + n] = g[q];
     }
-    lbm::Bgk{state.tau[level], state.les}.template collide<L>(g, state.acceleration[level]);
+    collide(g);
     float* target = state.post[1 - current];
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) target[(block * std::int64_t{L::Q} + q) * count + n] = g[q];
@@ -523,9 +566,9 @@ struct AmrLevelStep {
 // The inner/outer split (the seed's second step): the points inside a block, (B - 2)^3 of them,
 // read only their own block, so their kernel has no links, regions or level coupling at all;
 // the outer shell (B^3 - (B - 2)^3 points) runs the general path.
-template <class L>
+template <class L, class C>
 struct AmrInnerStep {
-  AmrLevelStep<L> step;
+  AmrLevelStep<L, C> step;
 
   // 32-bit index arithmetic (AmrLbm caps the points of all blocks below 2^31): a 64-bit division
   // costs tens of instructions a point on the GPU.
@@ -563,9 +606,9 @@ struct AmrInnerStep {
 // reads and writes as coalesced as the uniform solver's. Shared face points are updated by each
 // block holding them, with the same inputs (node-centred blocks), as the other kernels do. The
 // same bits as the general path (pullOne's same-level branch and pullOwn).
-template <class L>
+template <class L, class C>
 struct AmrWholeBlockStep {
-  AmrLevelStep<L> step;
+  AmrLevelStep<L, C> step;
   const std::int32_t* blocks = nullptr;  // ShellLists::wholeBlocks
   const std::int32_t* around = nullptr;  // ShellLists::around
 
@@ -606,9 +649,9 @@ struct AmrWholeBlockStep {
 
 // The outer shell of each block: the two faces z = 0 and z = B - 1, then a ring of 4 (B - 1)
 // points on every plane between.
-template <class L>
+template <class L, class C>
 struct AmrShellStep {
-  AmrLevelStep<L> step;
+  AmrLevelStep<L, C> step;
 
   OCTO_HD static void shellPoint(int r, int B, int (&x)[3]) {
     const int face = B * B, ring = 4 * (B - 1);
@@ -649,9 +692,9 @@ struct AmrShellStep {
 // The shell points of one kind (ShellKind) of a level, listed block by block (AmrKernel::Sorted):
 // a warp runs one kind's path, and same-level points a lean one without level links or face rules.
 // Solid points are not listed.
-template <class L, ShellKind Kind>
+template <class L, class C, ShellKind Kind>
 struct AmrShellKindStep {
-  AmrLevelStep<L> step;
+  AmrLevelStep<L, C> step;
   const ShellPoint* points = nullptr;
   FinerSources finer;  // ShellKind::Linked: the finer sources, rebuilt already
 
@@ -675,9 +718,9 @@ struct AmrShellKindStep {
 
 // The finer points a level's linked points pull from (FinerSources), rebuilt and collided on the
 // level: the values the pulls would compute one population at a time.
-template <class L>
+template <class L, class C>
 struct AmrFinerSourceStep {
-  AmrLevelStep<L> step;
+  AmrLevelStep<L, C> step;
   FinerSources finer;
 
   OCTO_HD void operator()(std::int64_t index) const {
@@ -694,9 +737,9 @@ struct AmrFinerSourceStep {
 // (the block's lower face on that axis), +1 (its upper face) or 0 (the B - 2 points between), holds
 // (B - 2)^(axes at 0) points a block: 6 faces, 12 edges, 8 corners. Which directions leave the
 // block is known at compile time; the directions that stay read the block with no link.
-template <class L, int GI, int GJ, int GK>
+template <class L, class C, int GI, int GJ, int GK>
 struct AmrShellClassStep {
-  AmrLevelStep<L> step;
+  AmrLevelStep<L, C> step;
 
   OCTO_HD static constexpr int between() { return (GI == 0) + (GJ == 0) + (GK == 0); }
   OCTO_HD static std::int64_t pointsPerBlock(int B) {
@@ -737,9 +780,9 @@ void forEachShellClass(const F& f) {
 // The 26 shell classes in one launch: the index runs over class 0's points of every block, then
 // class 1's, ... (forEachShellClass's order), so a warp holds one class but where two meet; each
 // point runs its class's templated update.
-template <class L>
+template <class L, class C>
 struct AmrShellClassesStep {
-  AmrLevelStep<L> step;
+  AmrLevelStep<L, C> step;
   std::int64_t firstIndex[27] = {};  // the first index of each class (26: the total)
 
   template <int I = 0>
@@ -747,7 +790,7 @@ struct AmrShellClassesStep {
     if constexpr (I < 27) {
       if constexpr (I != 13) {
         if (shellClass == I) {
-          AmrShellClassStep<L, I % 3 - 1, (I / 3) % 3 - 1, I / 9 - 1>{step}(local);
+          AmrShellClassStep<L, C, I % 3 - 1, (I / 3) % 3 - 1, I / 9 - 1>{step}(local);
           return;
         }
       }
@@ -829,6 +872,20 @@ void withAmrLattice(lbm::LatticeKind kind, F&& f) {
     f(lbm::D3Q19{});
   else
     f(lbm::D3Q27{});
+}
+
+// Calls f(Lattice{}, Collision{}) for the octree LBM's lattices and collision operators (the
+// second argument names the operator's type; AmrLbmLevels::collision<C>() holds its parameters).
+template <class F>
+void withAmrModel(lbm::LatticeKind kind, lbm::CollisionKind collision, F&& f) {
+  withAmrLattice(kind, [&](auto lattice) {
+    if (collision == lbm::CollisionKind::Mrt)
+      f(lattice, lbm::Mrt{});
+    else if (collision == lbm::CollisionKind::Trt)
+      f(lattice, lbm::Trt{});
+    else
+      f(lattice, lbm::Bgk{});
+  });
 }
 
 }  // namespace octoflow::amr

@@ -165,7 +165,15 @@ struct Bgk {
   template <class L, bool Forced = true>
   OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
                                         const VelocityGradient* gradient = nullptr) const {
-    const NodeState node = nodeState<L>(g, acceleration, tau, les, gradient);
+    return collideAt<L, Forced>(tau, g, acceleration, gradient);
+  }
+
+  // The collision with another molecular relaxation time than `tau` (every collision has it: the
+  // levels of a refined grid share one operator, each with its own relaxation time).
+  template <class L, bool Forced = true>
+  OCTO_HD OCTO_INLINE NodeState collideAt(float molecularTau, float (&g)[L::Q], const Vector3& acceleration,
+                                          const VelocityGradient* gradient = nullptr) const {
+    const NodeState node = nodeState<L>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float omega = 1.0f / node.tau;
@@ -179,6 +187,13 @@ struct Bgk {
         g[q] += omega * (equilibriumDeviation<L>(q, rho, u) - g[q]);
     }
     return node;
+  }
+
+  // The factor of the non-equilibrium part of a node's pre-collision populations carried to a grid
+  // whose time step is `dtRatio` times the source grid's (grid refinement):
+  // f_neq ~ -tau dt (d_t + c.grad) f_eq scales by dtRatio targetTau / sourceTau.
+  OCTO_HD static OCTO_INLINE float nonEquilibriumScale(float dtRatio, float sourceTau, float targetTau) {
+    return dtRatio * targetTau / sourceTau;
   }
 };
 
@@ -195,11 +210,17 @@ struct Trt {
   template <class L, bool Forced = true>
   OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
                                         const VelocityGradient* gradient = nullptr) const {
-    const NodeState node = nodeState<L>(g, acceleration, tau, les, gradient);
+    return collideAt<L, Forced>(tau, g, acceleration, gradient);
+  }
+
+  template <class L, bool Forced = true>
+  OCTO_HD OCTO_INLINE NodeState collideAt(float molecularTau, float (&g)[L::Q], const Vector3& acceleration,
+                                          const VelocityGradient* gradient = nullptr) const {
+    const NodeState node = nodeState<L>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float omegaPlus = 1.0f / node.tau;
-    const float omegaMinus = 1.0f / (magic / (node.tau - 0.5f) + 0.5f);
+    const float omegaMinus = 1.0f / antisymmetricTau(node.tau);
     const float sourcePlus = 1.0f - 0.5f * omegaPlus;
     const float sourceMinus = 1.0f - 0.5f * omegaMinus;
     [[maybe_unused]] const auto source = [&](int q) { return Forced ? guoSource<L>(q, rho, u, acceleration) : 0.0f; };
@@ -222,7 +243,33 @@ struct Trt {
     }
     return node;
   }
+
+  // The antisymmetric relaxation time 1/omega_minus for a symmetric one (the magic parameter fixed).
+  OCTO_HD OCTO_INLINE float antisymmetricTau(float symmetricTau) const { return magic / (symmetricTau - 0.5f) + 0.5f; }
+
+  // Bgk::nonEquilibriumScale part by part, applied to the non-equilibrium populations: the
+  // symmetric half of each pair scales with the symmetric relaxation times, the antisymmetric half
+  // (which holds the first moment) with the antisymmetric ones. Returns the antisymmetric factor.
+  template <class L>
+  OCTO_HD OCTO_INLINE float rescaleNonEquilibrium(float (&nonEquilibrium)[L::Q], float dtRatio, float sourceTau,
+                                                  float targetTau) const {
+    const float plus = Bgk::nonEquilibriumScale(dtRatio, sourceTau, targetTau);
+    const float minus = Bgk::nonEquilibriumScale(dtRatio, antisymmetricTau(sourceTau), antisymmetricTau(targetTau));
+    nonEquilibrium[0] *= plus;
+    OCTO_UNROLL
+    for (int q = 1; q < L::Q; q += 2) {
+      const float symmetric = 0.5f * (nonEquilibrium[q] + nonEquilibrium[q + 1]);
+      const float antisymmetric = 0.5f * (nonEquilibrium[q] - nonEquilibrium[q + 1]);
+      nonEquilibrium[q] = plus * symmetric + minus * antisymmetric;
+      nonEquilibrium[q + 1] = plus * symmetric - minus * antisymmetric;
+    }
+    return minus;
+  }
 };
+
+// The collision operators a case picks (lbm.collision): Bgk, Trt, Mrt (Mrt.hpp).
+enum class CollisionKind { Bgk, Trt, Mrt };
+const char* collisionName(CollisionKind kind);
 
 // Kinematic viscosity of BGK in lattice units: nu = cs^2 (tau - 1/2) (seed 3 eq. (3)).
 inline double viscosityFromTau(double tau) { return (tau - 0.5) / 3.0; }

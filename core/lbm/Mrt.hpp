@@ -21,6 +21,10 @@ namespace octoflow::lbm {
 template <class L>
 struct MrtBasis;
 
+// The rate of the symmetric third-order moments that follows the shear rate s by the magic
+// relation (1/s - 1/2)(1/s_q - 1/2) = 3/16, which keeps bounce-back walls half-way (as TRT).
+OCTO_HD inline float mrtMagicRate(float shear) { return 8.0f * (2.0f - shear) / (8.0f - shear); }
+
 template <>
 struct MrtBasis<D2Q9> {
   OCTO_HD static constexpr int moment(int row, int q) {
@@ -37,14 +41,13 @@ struct MrtBasis<D2Q9> {
       default: return x * y;                            // pxy
     }
   }
-  // Rates: e 1.64, epsilon 1.54 (Lallemand & Luo 2000); q by the magic relation
-  // (1/s_nu - 1/2)(1/s_q - 1/2) = 3/16, which keeps bounce-back walls half-way (as TRT).
+  // Rates: e 1.64, epsilon 1.54 (Lallemand & Luo 2000); q by the magic relation (mrtMagicRate).
   static float rate(int row, float shear) {
     switch (row) {
       case 0: case 3: case 5: return 0.0f;
       case 1: return 1.64f;
       case 2: return 1.54f;
-      case 4: case 6: return 8.0f * (2.0f - shear) / (8.0f - shear);
+      case 4: case 6: return mrtMagicRate(shear);
       default: return shear;
     }
   }
@@ -133,7 +136,7 @@ struct MrtBasis<D3Q27> {
     if (row <= 3) return 0.0f;
     if (row == 4) return 1.54f;
     if (row <= 9) return shear;
-    if (row <= 12) return 8.0f * (2.0f - shear) / (8.0f - shear);
+    if (row <= 12) return mrtMagicRate(shear);
     return 1.0f;
   }
 };
@@ -193,11 +196,19 @@ struct Mrt {
   template <class L, bool Forced = true>
   OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
                                         const VelocityGradient* gradient = nullptr) const {
-    const NodeState node = nodeState<L>(g, acceleration, tau, les, gradient);
+    return collideAt<L, Forced>(tau, g, acceleration, gradient);
+  }
+
+  // Bgk::collideAt: the shear rows relax with 1/molecularTau, the magic rows follow, fixed rows keep
+  // their rates.
+  template <class L, bool Forced = true>
+  OCTO_HD OCTO_INLINE NodeState collideAt(float molecularTau, float (&g)[L::Q], const Vector3& acceleration,
+                                          const VelocityGradient* gradient = nullptr) const {
+    const NodeState node = nodeState<L>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float shear = 1.0f / node.tau;
-    const float magic = 8.0f * (2.0f - shear) / (8.0f - shear);  // (1/s - 1/2)(1/s_q - 1/2) = 3/16
+    const float magic = mrtMagicRate(shear);
     float shifted[L::Q];  // f - f_eq + F/2
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
@@ -212,7 +223,54 @@ struct Mrt {
     return node;
   }
 
+  // Bgk::nonEquilibriumScale row by row, applied to the non-equilibrium populations: a row's
+  // non-equilibrium moment scales by dtRatio s_source / s_target with its own rates (rows of fixed
+  // rate by dtRatio alone). Returns the shear rows' factor, which the conserved rows (the first
+  // moment) take too.
+  template <class L>
+  OCTO_HD OCTO_INLINE float rescaleNonEquilibrium(float (&nonEquilibrium)[L::Q], float dtRatio, float sourceTau,
+                                                  float targetTau) const {
+    const float shearScale = Bgk::nonEquilibriumScale(dtRatio, sourceTau, targetTau);
+    const float magicScale = dtRatio * mrtMagicRate(1.0f / sourceTau) / mrtMagicRate(1.0f / targetTau);
+    float original[L::Q];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      original[q] = nonEquilibrium[q];
+      nonEquilibrium[q] *= shearScale;
+    }
+    const float rowExtra[2] = {dtRatio - shearScale, magicScale - shearScale};  // Fixed, Magic rows
+    rescaleRows<L>(nonEquilibrium, original, rowExtra, std::make_integer_sequence<int, L::Q>{});
+    return shearScale;
+  }
+
 private:
+  // nonEquilibrium += M^T diag(extra / |row|^2) M original over the rows that do not follow the
+  // shear rate (the rows are orthogonal: the rest of the projection is shearScale original).
+  template <class L, int... Rows>
+  OCTO_HD OCTO_INLINE void rescaleRows(float (&nonEquilibrium)[L::Q], const float (&original)[L::Q],
+                                       const float (&rowExtra)[2], std::integer_sequence<int, Rows...>) const {
+    (rescaleRow<L, Rows>(nonEquilibrium, original, rowExtra), ...);
+  }
+  template <class L, int Row>
+  OCTO_HD OCTO_INLINE void rescaleRow(float (&nonEquilibrium)[L::Q], const float (&original)[L::Q],
+                                      const float (&rowExtra)[2]) const {
+    if constexpr (!mrtRowConserved<L>(Row)) {
+      if (kind[Row] == Shear) return;
+      const float extra = rowExtra[kind[Row] == Fixed ? 0 : 1] / static_cast<float>(mrtRowNorm<L>(Row));
+      float m = 0.0f;
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q) {
+        const int coefficient = MrtBasis<L>::moment(Row, q);
+        if (coefficient != 0) m += static_cast<float>(coefficient) * original[q];
+      }
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q) {
+        const int coefficient = MrtBasis<L>::moment(Row, q);
+        if (coefficient != 0) nonEquilibrium[q] += static_cast<float>(coefficient) * extra * m;
+      }
+    }
+  }
+
   // g -= M^T diag(s / |row|^2) M shifted, a row at a time; the row is a template argument so its
   // norm and whether it is conserved are constants, and the coefficients fold once q unrolls.
   template <class L, int... Rows>

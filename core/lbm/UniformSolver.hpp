@@ -21,9 +21,6 @@
 
 namespace octoflow::lbm {
 
-enum class CollisionKind { Bgk, Trt, Mrt };
-const char* collisionName(CollisionKind kind);
-
 struct UniformSolverConfig {
   LatticeKind lattice = LatticeKind::D2Q9;
   CollisionKind collision = CollisionKind::Bgk;

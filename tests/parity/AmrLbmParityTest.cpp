@@ -1,5 +1,5 @@
 // The octree LBM on CUDA against the CPU reference: a 3-level tree with walls, a body force and a
-// solid sphere, after 200 steps of level 0 (800 of the finest level).
+// solid sphere, after 200 steps of level 0 (800 of the finest level), with BGK, TRT and MRT.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -27,13 +27,14 @@ Octree threeLevelTree() {
 
 // Runs the case on both backends; returns the largest change of the CPU run's velocity from its
 // initial field.
-double runBoth(lbm::LatticeKind lattice, std::vector<float> (&density)[2], std::vector<float> (&velocity)[2],
+double runBoth(lbm::LatticeKind lattice, lbm::CollisionKind collision, std::vector<float> (&density)[2], std::vector<float> (&velocity)[2],
                std::array<double, 3> (&force)[2]) {
   double largestChange = 0.0;
   const Octree tree = threeLevelTree();
   for (int backend = 0; backend < 2; ++backend) {
     AmrLbmSettings settings;
     settings.lattice = lattice;
+    settings.collision = collision;
     settings.tau = 0.56;
     settings.acceleration = {2e-5, 0.0, 0.0};
     settings.backend = backend == 0 ? exec::Backend::Cpu : exec::Backend::Cuda;
@@ -75,10 +76,20 @@ double runBoth(lbm::LatticeKind lattice, std::vector<float> (&density)[2], std::
 
 TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
   OCTO_SKIP_WITHOUT_GPU();
-  for (lbm::LatticeKind lattice : {lbm::LatticeKind::D3Q19, lbm::LatticeKind::D3Q27}) {
+  struct Model {
+    lbm::LatticeKind lattice;
+    lbm::CollisionKind collision;
+  };
+  for (const Model& model : {Model{lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk},
+                             Model{lbm::LatticeKind::D3Q27, lbm::CollisionKind::Bgk},
+                             Model{lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt},
+                             Model{lbm::LatticeKind::D3Q19, lbm::CollisionKind::Mrt},
+                             Model{lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt}}) {
+    const lbm::LatticeKind lattice = model.lattice;
+    SCOPED_TRACE(lbm::collisionName(model.collision));
     std::vector<float> density[2], velocity[2];
     std::array<double, 3> force[2];
-    const double change = runBoth(lattice, density, velocity, force);
+    const double change = runBoth(lattice, model.collision, density, velocity, force);
     ASSERT_EQ(density[0].size(), density[1].size());
     double worstDensity = 0.0, worstVelocity = 0.0;
     for (std::size_t p = 0; p < density[0].size(); ++p) {
@@ -87,8 +98,9 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
         worstVelocity = std::max(worstVelocity, double(std::abs(velocity[0][3 * p + c] - velocity[1][3 * p + c])));
       }
     }
-    std::printf("%s, 3 levels, 200 steps: largest |CPU - CUDA| density %.2e, velocity %.2e (the flow changed by up "
-                "to %.3f)\n", lbm::latticeName(lattice), worstDensity, worstVelocity, change);
+    std::printf("%s %s, 3 levels, 200 steps: largest |CPU - CUDA| density %.2e, velocity %.2e (the flow changed by "
+                "up to %.3f)\n", lbm::latticeName(lattice), lbm::collisionName(model.collision), worstDensity, worstVelocity,
+                change);
     EXPECT_GT(change, 0.01);  // the flow developed (the sphere, the walls): not a comparison of still states
     // FP32 on both; nvcc contracts multiply-adds into FMAs that g++ rounds twice: differences of a
     // few ulps per step that the flow carries along, far below the flow's own variations (1e-3).
