@@ -4,6 +4,13 @@
 // the slowest is done.
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/StepTimeline.hpp"
 
 #if OCTOFLOW_HAVE_MPI
 #include <mpi.h>
@@ -59,6 +66,40 @@ TimedSteps timeSteps(Advance&& advance, long long requestedSteps, bool evenCount
   MPI_Bcast(&timed.seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 #endif
   return timed;
+}
+
+// `--digest`: a 64-bit FNV-1a fingerprint of a run's final state, printed as 16 hex digits. Runs
+// of the same command on any number of ranks or GPUs must print the same one (bit-identical
+// results); one flipped bit changes it.
+class Digest {
+public:
+  void add(const void* data, std::size_t bytes) {
+    const auto* byte = static_cast<const unsigned char*>(data);
+    for (std::size_t b = 0; b < bytes; ++b) hash_ = (hash_ ^ byte[b]) * 0x100000001b3ull;
+  }
+  std::string hex() const {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash_));
+    return text;
+  }
+
+private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
+// The lines of `--timeline`: when each phase of step `step` finished on rank 0, on which queue.
+inline std::string formatTimeline(const std::vector<sim::TimelineMark>& marks, long long step, bool gpuEvents) {
+  if (marks.empty()) return {};
+  char line[200];
+  std::snprintf(line, sizeof line, "  timeline of step %lld on rank 0 (%s), microseconds after it started:\n", step,
+                gpuEvents ? "GPU events" : "host clock");
+  std::string text = line;
+  for (const sim::TimelineMark& mark : marks) {
+    std::snprintf(line, sizeof line, "  %10.1f  %-7s  %s\n", mark.microseconds, mark.haloQueue ? "halo" : "compute",
+                  mark.what.c_str());
+    text += line;
+  }
+  return text;
 }
 
 }  // namespace octoflow::bench

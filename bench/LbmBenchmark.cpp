@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <map>
@@ -46,6 +47,41 @@ void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& res
       requestedSteps, true, 10000);
   result.steps = timed.steps;
   result.seconds = timed.seconds;
+}
+
+// The box starts in motion, not at rest (a uniform state would hide a wrong halo from --digest):
+// three shear waves, u = A (sin 2pi y/ny, sin 2pi z/nz, sin 2pi x/nx) (2D: A (sin 2pi y/ny,
+// sin 2pi x/nx, 0)), set on every node of this grid by its whole-grid coordinates (ghost layers
+// wrapped across the periodic faces).
+void startShearWaves(lbm::UniformSolver& solver, const Extent& whole) {
+  constexpr double kAmplitude = 0.02, kTwoPi = 6.283185307179586;
+  const NodeBox box = solver.localBox();
+  const auto wave = [&](Index node, Index period) {
+    const Index wrapped = ((node % period) + period) % period;
+    return static_cast<float>(kAmplitude * std::sin(kTwoPi * static_cast<double>(wrapped) / static_cast<double>(period)));
+  };
+  const bool flat = whole.nz == 1;
+  std::vector<float> velocity(static_cast<std::size_t>(3 * box.size.cellCount()));
+  std::size_t n = 0;
+  for (Index k = box.lo[2]; k < box.lo[2] + box.size.nz; ++k)
+    for (Index j = box.lo[1]; j < box.lo[1] + box.size.ny; ++j)
+      for (Index i = box.lo[0]; i < box.lo[0] + box.size.nx; ++i) {
+        velocity[n++] = wave(j, whole.ny);
+        velocity[n++] = flat ? wave(i, whole.nx) : wave(k, whole.nz);
+        velocity[n++] = flat ? 0.0f : wave(i, whole.nx);
+      }
+  solver.initialize(nullptr, velocity.data());
+}
+
+// `--digest`: the whole grid's populations gathered on rank 0 (collective), as one solver of the
+// whole grid holds them.
+template <class Solver>
+void digestPopulations(Solver& solver, LbmBenchmarkResult& result) {
+  const std::vector<float> populations = solver.populationsOnHost();
+  result.digestStep = solver.step();
+  Digest digest;
+  digest.add(populations.data(), populations.size() * sizeof(float));
+  result.digest = digest.hex();
 }
 }  // namespace
 
@@ -106,19 +142,23 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   if (options.timeline) result.timelineStep = 2;
   if (ranks == 1) {
     lbm::UniformSolver timed(config, options.backend);
+    startShearWaves(timed, config.extent);
     timed.recordTimeline(result.timelineStep);
     measureCopy();
     timeSteps(timed, options.steps, result);
     result.timeline = timed.timeline();
+    if (options.digest) digestPopulations(timed, result);
   } else {
 #if OCTOFLOW_HAVE_MPI
     parallel::DistributedSolver timed(MPI_COMM_WORLD, config, options.backend);
+    startShearWaves(timed.local(), config.extent);
     result.report = timed.rank() == 0;
     result.halo = timed.haloPath();
     timed.recordTimeline(result.timelineStep);
     measureCopy();
     timeSteps(timed, options.steps, result, [&] { return timed.haloTimes(); });
     result.timeline = timed.timeline();
+    if (options.digest) digestPopulations(timed, result);
 #endif
   }
   result.mlups = static_cast<double>(config.extent.cellCount()) * result.steps / result.seconds / 1e6;
@@ -146,16 +186,8 @@ std::string formatText(const LbmBenchmarkResult& r) {
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.ranks * r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy, haloTimes);
   std::string result = text;
-  if (!r.timeline.empty()) {
-    std::snprintf(text, sizeof text, "  timeline of step %lld on rank 0 (%s), microseconds after it started:\n",
-                  r.timelineStep, r.backend == "cuda" ? "GPU events" : "host clock");
-    result += text;
-    for (const auto& mark : r.timeline) {
-      std::snprintf(text, sizeof text, "  %10.1f  %-7s  %s\n", mark.microseconds, mark.haloQueue ? "halo" : "compute",
-                    mark.what.c_str());
-      result += text;
-    }
-  }
+  result += formatTimeline(r.timeline, r.timelineStep, r.backend == "cuda");
+  if (!r.digest.empty()) result += "  digest of the populations after step " + std::to_string(r.digestStep) + ": " + r.digest + "\n";
   return result;
 }
 
@@ -167,13 +199,14 @@ std::string formatJson(const LbmBenchmarkResult& r) {
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
                 "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s, \"halos\": \"%s\", "
-                "\"halo_us_per_step\": %.1f, \"halo_wait_us_per_step\": %.1f, \"halo_mpi_us_per_step\": %.1f}\n",
+                "\"halo_us_per_step\": %.1f, \"halo_wait_us_per_step\": %.1f, \"halo_mpi_us_per_step\": %.1f, "
+                "\"digest\": \"%s\"}\n",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? "true" : "false",
                 r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy, r.ranks,
                 r.weak ? "true" : "false", r.ranks > 1 ? r.halo.c_str() : "none", 1e6 * r.haloSecondsPerStep,
-                1e6 * r.haloWaitSecondsPerStep, 1e6 * r.haloMpiSecondsPerStep);
+                1e6 * r.haloWaitSecondsPerStep, 1e6 * r.haloMpiSecondsPerStep, r.digest.c_str());
   return text;
 }
 
@@ -241,7 +274,7 @@ lbm::LatticeKind parseLattice(const std::string& text) {
 struct LbmBenchmarkFlags {
   std::string lattice = "D3Q19", backend = "auto", collision = "bgk", storage = "fp32", les = "none";
   long long size = 0, steps = 0;
-  bool json = false, weak = false, matrix = false, timeline = false, forced = false;
+  bool json = false, weak = false, matrix = false, timeline = false, forced = false, digest = false;
 };
 
 int runLbmBenchmarkCommand(const LbmBenchmarkFlags& flags) {
@@ -267,6 +300,7 @@ int runLbmBenchmarkCommand(const LbmBenchmarkFlags& flags) {
   options.steps = flags.steps;
   options.weak = flags.weak;
   options.timeline = flags.timeline;
+  options.digest = flags.digest;
   options.forced = flags.forced;
   if (flags.matrix) {
     const auto results = runLbmMatrix(options);
@@ -300,6 +334,8 @@ std::function<int()> defineLbmBenchmark(CLI::App& command) {
                    "Print when each phase of one step finished (GPU events; under mpirun with the halo exchange)");
   command.add_flag("--weak", flags->weak,
                    "Under mpirun: each rank keeps a box of --size (weak scaling); default: the box is cut over the ranks");
+  command.add_flag("--digest", flags->digest,
+                   "Print a fingerprint of the final populations (with --steps: the same on any number of ranks and GPUs)");
   command
       .add_flag("--matrix", flags->matrix,
                 "D2Q9, D3Q19, D3Q27 x BGK, MRT x FP32, FP16 in one table (--size: the 3D edge, D2Q9 16 times it)")

@@ -22,6 +22,7 @@ struct LbmBenchmarkOptions {
   // `weak` each rank keeps a box of `size` and the whole grid grows along x (weak scaling).
   bool weak = false;
   bool timeline = false;  // record and print one step's timeline (rank 0)
+  bool digest = false;    // fingerprint the final populations (BenchTiming.hpp, Digest)
   // A uniform body force (lattice acceleration 1e-6 along x), so that the kernels' forced form
   // is timed: the one a body-force driven case runs.
   bool forced = false;
@@ -52,6 +53,8 @@ struct LbmBenchmarkResult {
   double haloSecondsPerStep = 0.0, haloWaitSecondsPerStep = 0.0, haloMpiSecondsPerStep = 0.0;
   long long timelineStep = -1;  // with `timeline`: the step recorded, and its marks
   std::vector<lbm::UniformSolver::TimelineMark> timeline;
+  std::string digest;         // with `digest`: the fingerprint of the populations after step digestStep
+  long long digestStep = 0;
 };
 
 LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options);

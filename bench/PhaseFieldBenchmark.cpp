@@ -26,7 +26,7 @@ constexpr double kBytesPerPoint = 16.0;   // phi, u: one FP32 read and one write
 struct PhaseFieldFlags {
   std::string backend = "auto";
   long long size = 0, steps = 0;
-  bool twoDimensional = false, json = false, weak = false;
+  bool twoDimensional = false, json = false, weak = false, timeline = false, digest = false;
 };
 
 int runPhaseFieldBenchmark(const PhaseFieldFlags& flags) {
@@ -50,11 +50,24 @@ int runPhaseFieldBenchmark(const PhaseFieldFlags& flags) {
       phasefield::phaseFieldCaseOf(d).create(d, sim::CreateOptions{backend, true});
   const double points = static_cast<double>(d.extent.cellCount());
   simulation->advance(4);  // warm-up
+  // The timeline's step: the first of the timed run (after the warm-up and timeSteps' two).
+  const long long timelineStep = simulation->step() + 2;
+  if (flags.timeline) simulation->recordTimeline(timelineStep);
   const TimedSteps timed = timeSteps([&](long long steps) { simulation->advance(steps); }, flags.steps, false, 100000);
   const long long steps = timed.steps;
   const double seconds = timed.seconds;
   const double glups = points * steps / seconds / 1e9;
-  const exec::CopyBandwidth copy = exec::measureCopyBandwidth(backend, static_cast<std::size_t>(1) << 30);
+  std::string digest;  // `--digest`: phi and the temperature of the whole grid, gathered on rank 0
+  if (flags.digest) {
+    const sim::FieldSet& fields = simulation->fetchFields(sim::fieldNames(simulation->fields()));
+    Digest hash;
+    for (const sim::FieldSet::Array& array : fields.arrays)
+      hash.add(array.values, static_cast<std::size_t>(fields.box.size.cellCount()) * array.components * sizeof(float));
+    digest = hash.hex();
+  }
+  // On a buffer of this rank's phi and u, from 256 MiB (so caches do not flatter it) to 2 GiB.
+  const exec::CopyBandwidth copy = exec::measureCopyBandwidth(
+      backend, std::clamp<std::size_t>(static_cast<std::size_t>(kBytesPerPoint * points / ranks), 256u << 20, 2u << 30));
   // Bounds of all the ranks' devices together.
   const double bandwidthBound = ranks * copy.bytesPerSecond / kBytesPerPoint / 1e9;
   double peakFlops = 0.0;  // FP32 peak: 128 lanes a multiprocessor, a fused multiply-add a cycle (Hopper, Ampere)
@@ -76,10 +89,10 @@ int runPhaseFieldBenchmark(const PhaseFieldFlags& flags) {
     std::printf("{\"benchmark\": \"phasefield\", \"backend\": \"%s\", \"device\": \"%s\", \"size\": \"%s\", "
                 "\"steps\": %lld, \"seconds\": %.4f, \"glups\": %.3f, \"tflops_at_373\": %.3f, "
                 "\"copy_gbs\": %.1f, \"fraction_of_bandwidth_bound\": %.3f, \"fraction_of_fp32_peak\": %.3f, "
-                "\"ranks\": %d, \"weak\": %s, \"glups_per_rank\": %.3f, \"scaling\": \"%s\"}\n",
+                "\"ranks\": %d, \"weak\": %s, \"glups_per_rank\": %.3f, \"scaling\": \"%s\", \"digest\": \"%s\"}\n",
                 exec::backendName(backend), device.c_str(), size.c_str(), steps, seconds, glups, tflops,
                 copy.bytesPerSecond / 1e9, glups / bandwidthBound, peakFlops > 0 ? tflops * 1e12 / peakFlops : 0.0,
-                ranks, flags.weak ? "true" : "false", glups / ranks, scaling.c_str());
+                ranks, flags.weak ? "true" : "false", glups / ranks, scaling.c_str(), digest.c_str());
     return 0;
   }
   std::printf("phase-field (kobayashi, noise on) %s on %s (%s), %lld steps in %.3f s\n", size.c_str(),
@@ -91,6 +104,10 @@ int runPhaseFieldBenchmark(const PhaseFieldFlags& flags) {
   if (peakFlops > 0)
     std::printf("  FP32 peak %.1f TFLOPS (%.1f GLUPS at %.0f flop/point): %.1f %%\n", peakFlops / 1e12,
                 peakFlops / kFlopPerPoint / 1e9, kFlopPerPoint, 100.0 * tflops * 1e12 / peakFlops);
+  std::fputs(formatTimeline(simulation->timeline(), timelineStep, cuda).c_str(), stdout);
+  if (flags.digest)
+    std::printf("  digest of phi and the temperature after step %lld: %s\n", static_cast<long long>(simulation->step()),
+                digest.c_str());
   return 0;
 }
 
@@ -105,6 +122,10 @@ std::function<int()> definePhaseFieldBenchmark(CLI::App& command) {
   command.add_flag("--json", flags->json, "One JSON object instead of text");
   command.add_flag("--weak", flags->weak,
                    "Under mpirun: --size per rank, the last axis grown with the ranks (default: one grid cut over them)");
+  command.add_flag("--timeline", flags->timeline,
+                   "Print when each phase of one step finished (GPU events; under mpirun with the halo exchange)");
+  command.add_flag("--digest", flags->digest,
+                   "Print a fingerprint of the final phi and temperature (with --steps: the same on any number of ranks and GPUs)");
   return [flags] { return runPhaseFieldBenchmark(*flags); };
 }
 

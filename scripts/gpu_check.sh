@@ -90,33 +90,8 @@ if want insitu; then
 } > "$logs/insitu.txt" 2>&1
 cat "$logs/insitu.txt"
 fi
-# Scaling over the GPUs of one host (MPI ranks, one GPU each): weak (256^3 per GPU) and strong
-# (one 256^3 or 384^3 box cut over the GPUs), D3Q19 BGK FP32; halos over CUDA IPC, and through
-# MPI with pinned staging for comparison. Then the phase-field solver's.
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-if want scaling && [ "$mpi" = ON ] && [ "$gpus" -ge 2 ]; then
-  bench="build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --json"
-  {
-    for ranks in 1 $gpus; do
-      mpirun --oversubscribe -np $ranks $bench --size 256 --weak
-      mpirun --oversubscribe -np $ranks $bench --size 256
-      mpirun --oversubscribe -np $ranks $bench --size 384
-    done
-    mpirun --oversubscribe -np $gpus -x OCTOFLOW_CUDA_IPC=0 $bench --size 256 --weak
-    mpirun --oversubscribe -np $gpus -x OCTOFLOW_CUDA_IPC=0 $bench --size 256
-    mpirun --oversubscribe -np $gpus $bench --size 256 --weak --les csm
-    # One step's phases on rank 0's GPU (CUDA events on the compute and halo streams).
-    mpirun --oversubscribe -np $gpus build-gpu/bin/octoflow bench lbm --backend cuda --lattice D3Q19 --size 256 --weak --timeline
-    mpirun --oversubscribe -np 1 $bench --size 256 --weak --les csm
-    # Phase-field (Kobayashi, noise on): weak 512^3 a GPU (target >= 95 %), strong 768^3 (>= 1.8x
-    # on 2); boundary layers first, interior beside the halos (CUDA IPC; pinned staging to compare).
-    pf="build-gpu/bin/octoflow bench phasefield --backend cuda --json"
-    for ranks in 1 $gpus; do
-      mpirun --oversubscribe -np $ranks $pf --size 512 --weak
-      mpirun --oversubscribe -np $ranks $pf --size 768
-    done
-    mpirun --oversubscribe -np $gpus -x OCTOFLOW_CUDA_IPC=0 $pf --size 512 --weak
-  } > "$logs/scaling.txt" 2>&1
-  cat "$logs/scaling.txt"
+# Scaling over the GPUs of one host: scripts/scaling_check.sh (bits first, then the figures).
+if want scaling && [ "$mpi" = ON ]; then
+  scripts/scaling_check.sh "$logs"
 fi
 exit $tests_status

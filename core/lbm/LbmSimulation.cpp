@@ -61,6 +61,8 @@ public:
 #endif
     solver_->advance(steps);
   }
+  void recordTimeline(Index step) override { local().recordTimeline(step); }
+  std::vector<sim::TimelineMark> timeline() const override { return local().timeline(); }
 
   const sim::FieldSet& fetchFields(const std::vector<std::string>& names) override {
     const bool density = sim::asksFor(names, "density"), velocity = sim::asksFor(names, "velocity");

@@ -277,9 +277,7 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
 void UniformSolver::advance(Index steps) {
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
-    recordingTimeline_ = step_ == timelineStep_;
-    if (recordingTimeline_) {
-      timeline_.clear();
+    if (timeline_.begin(step_)) {
       engine_->startTimeline();
       markTimeline("step started", false);
     }
@@ -296,19 +294,14 @@ void UniformSolver::advance(Index steps) {
       haloExchange_(odd);
       engine_->computeAfterHalo();
     }
-    if (recordingTimeline_) {
-      recordingTimeline_ = false;
-      const std::vector<double> microseconds = engine_->stopTimeline();
-      for (std::size_t m = 0; m < timeline_.size() && m < microseconds.size(); ++m)
-        timeline_[m].microseconds = microseconds[m];
-    }
+    if (timeline_.recording()) timeline_.end(engine_->stopTimeline());
   }
   engine_->synchronize();
 }
 
 void UniformSolver::markTimeline(const char* what, bool haloQueue, int axis) {
-  if (!recordingTimeline_) return;
-  timeline_.push_back(TimelineMark{axis >= 0 ? std::string(1, "xyz"[axis]) + " " + what : what, haloQueue, 0.0});
+  if (!timeline_.recording()) return;  // no string built on the steps not recorded
+  timeline_.mark(axis >= 0 ? std::string(1, "xyz"[axis]) + " " + what : what, haloQueue);
   engine_->markTimeline(haloQueue);
 }
 

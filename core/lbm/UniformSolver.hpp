@@ -18,6 +18,7 @@
 #include "lbm/PopulationStorage.hpp"
 #include "lbm/StreamCollide.hpp"
 #include "sim/SolverState.hpp"
+#include "sim/StepTimeline.hpp"
 
 namespace octoflow::lbm {
 
@@ -179,13 +180,9 @@ public:
 
   // The timeline of one step (`bench lbm --timeline`): when its phases finished on the GPU (on
   // the CPU: when they returned), microseconds after the step started, and on which queue.
-  struct TimelineMark {
-    std::string what;
-    bool haloQueue = false;
-    double microseconds = 0.0;
-  };
-  void recordTimeline(Index step) { timelineStep_ = step; }
-  const std::vector<TimelineMark>& timeline() const { return timeline_; }
+  using TimelineMark = sim::TimelineMark;
+  void recordTimeline(Index step) { timeline_.choose(step); }
+  const std::vector<TimelineMark>& timeline() const { return timeline_.marks(); }
   // A mark after the work queued so far on one queue, while the chosen step runs (`axis` >= 0
   // prefixes its name); nothing otherwise.
   void markTimeline(const char* what, bool haloQueue, int axis = -1);
@@ -223,9 +220,7 @@ private:
   std::function<void(bool)> haloExchange_;
   std::vector<NodeBox> shell_;
   NodeBox interior_;
-  Index timelineStep_ = -1;
-  bool recordingTimeline_ = false;
-  std::vector<TimelineMark> timeline_;
+  sim::StepTimeline timeline_;
   Index step_ = 0;
   Index fieldsStep_ = -1;  // the state the working fields were computed for (-1: none)
   bool densityFresh_ = false, velocityFresh_ = false;

@@ -190,6 +190,9 @@ void SweepQueues::join() {
   queues_->queues.computeAfterHalo();
 }
 void SweepQueues::synchronize() { queues_->queues.synchronize(); }
+void SweepQueues::startTimeline() { queues_->queues.startTimeline(); }
+void SweepQueues::markTimeline(bool onHalo) { queues_->queues.markTimeline(onHalo); }
+std::vector<double> SweepQueues::stopTimeline() { return queues_->queues.stopTimeline(); }
 
 void affineMapCuda(const AffineMap& map, Index count) { exec::CudaExecutor{}.parallelFor(count, map); }
 

@@ -65,6 +65,8 @@ public:
   const std::vector<sim::FieldInfo>& fields() const override { return case_.fields(); }
   Index step() const override { return solver_->step(); }
   void advance(Index steps) override { solver_->advance(steps); }
+  void recordTimeline(Index step) override { solver_->recordTimeline(step); }
+  std::vector<sim::TimelineMark> timeline() const override { return solver_->timeline(); }
 
   const sim::FieldSet& fetchFields(const std::vector<std::string>& names) override {
     fields_ = {};

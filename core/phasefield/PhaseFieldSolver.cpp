@@ -152,27 +152,64 @@ void PhaseFieldSolver::advance(Index steps) {
     a.phiNext = phi_[1 - current_].data();
     a.uNext = u_[1 - current_].data();
     void* haloStream = nullptr;
+    const bool recording = timeline_.begin(step_);
 #if OCTOFLOW_HAVE_CUDA
     if (queues_) {
       // Boundary layers first on the halo stream, the interior beside them and the halo copies.
       queues_->join();
+      if (recording) queues_->startTimeline();
+      markTimeline("step started", false);
       haloStream = queues_->halo();
       for (const NodeBox& layer : boundaryLayers_) {
         a.box = layer;
         sweep(backend_, a, haloStream);
       }
+      if (!boundaryLayers_.empty()) markTimeline("layers next to the cuts updated", true);
       a.box = interior_;
     }
 #endif
+    if (recording && backend_ == exec::Backend::Cpu) {
+      hostClock_.startTimeline();
+      markTimeline("step started", false);
+    }
     sweep(backend_, a);
+    markTimeline("interior updated", false);
     current_ = 1 - current_;
     ++step_;
-    if (haloExchange_) haloExchange_(phi_[current_].data(), u_[current_].data(), haloStream);
+    if (haloExchange_) {
+      haloExchange_(phi_[current_].data(), u_[current_].data(), haloStream);
+      markTimeline("halos exchanged", true);
+    }
+    if (recording) {
+#if OCTOFLOW_HAVE_CUDA
+      if (queues_) timeline_.end(queues_->stopTimeline());
+#endif
+      if (backend_ == exec::Backend::Cpu) timeline_.end(hostClock_.stopTimeline());
+    }
   }
 #if OCTOFLOW_HAVE_CUDA
   if (queues_) queues_->synchronize();
 #endif
   finish(backend_);
+}
+
+void PhaseFieldSolver::recordTimeline(Index step) {
+  timeline_.choose(step);
+#if OCTOFLOW_HAVE_CUDA
+  // One grid on CUDA sweeps on the default stream alone: the queues only give it the events.
+  if (backend_ == exec::Backend::Cuda && !queues_) {
+    queues_ = std::make_unique<SweepQueues>();
+    interior_ = config_.owned;
+  }
+#endif
+}
+
+void PhaseFieldSolver::markTimeline(const char* what, bool haloQueue) {
+  if (!timeline_.mark(what, haloQueue)) return;
+#if OCTOFLOW_HAVE_CUDA
+  if (queues_) return queues_->markTimeline(haloQueue);
+#endif
+  hostClock_.markTimeline(haloQueue);
 }
 
 void PhaseFieldSolver::setHaloExchange(HaloExchange exchange) {

@@ -11,8 +11,10 @@
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
 #include "exec/Memory.hpp"
+#include "exec/cpu/CpuExecutor.hpp"
 #include "phasefield/PhaseFieldSweep.hpp"
 #include "sim/SolverState.hpp"
+#include "sim/StepTimeline.hpp"
 
 namespace octoflow::phasefield {
 
@@ -55,6 +57,10 @@ public:
   void initialize();
   void advance(Index steps);
   Index step() const { return step_; }
+  // The timeline of step `step` when it runs (sim/StepTimeline.hpp): GPU events on the two sweep
+  // queues, host times on the CPU.
+  void recordTimeline(Index step);
+  const std::vector<sim::TimelineMark>& timeline() const { return timeline_.marks(); }
   exec::Backend backend() const { return backend_; }
   const PhaseFieldConfig& config() const { return config_; }
 
@@ -76,6 +82,8 @@ public:
   void restoreState(const sim::StateSource& source);
 
 private:
+  void markTimeline(const char* what, bool haloQueue);
+
   PhaseFieldConfig config_;
   exec::Backend backend_;
   std::array<exec::Buffer<float>, 2> phi_, u_;
@@ -83,8 +91,10 @@ private:
   std::vector<NodeBox> boundaryLayers_;  // of the owned box, next to ghost layers
   NodeBox interior_;                     // the owned box less those layers
 #if OCTOFLOW_HAVE_CUDA
-  std::unique_ptr<SweepQueues> queues_;  // a piece on CUDA
+  std::unique_ptr<SweepQueues> queues_;  // a piece on CUDA, or a recorded timeline
 #endif
+  sim::StepTimeline timeline_;
+  exec::CpuQueues hostClock_;  // the timeline's marks on the CPU
   int current_ = 0;
   Index step_ = 0;
 };

@@ -124,6 +124,11 @@ public:
   void* halo() const;  // its cudaStream_t
   void join();         // work queued on either from now on starts after the work queued on both so far
   void synchronize();
+  // A timeline of queued work (exec::CudaQueues): marks on either queue, read back as microseconds
+  // after the first once the work is done.
+  void startTimeline();
+  void markTimeline(bool onHalo);
+  std::vector<double> stopTimeline();
 
 private:
   struct Queues;

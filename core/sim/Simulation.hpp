@@ -16,6 +16,7 @@
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
 #include "sim/SolverState.hpp"
+#include "sim/StepTimeline.hpp"
 
 namespace octoflow::sim {
 
@@ -118,6 +119,11 @@ public:
   virtual double nodeUpdatesPerStep() const { return static_cast<double>(extent().cellCount()); }
   // Collective over the ranks of a run.
   virtual void advance(Index steps) = 0;
+
+  // The timeline of step `step` when advance() runs it (`octoflow bench ... --timeline`): this
+  // rank's marks, afterwards. A solver that records none leaves it empty.
+  virtual void recordTimeline(Index step) { (void)step; }
+  virtual std::vector<TimelineMark> timeline() const { return {}; }
 
   // Collective. Host copies of the named fields of the whole grid on rank 0 (box = the whole
   // grid); other ranks get an empty set.

@@ -256,16 +256,12 @@ release_every = 20
   }
 }
 
-// `bench lbm --timeline` on two ranks: one step's phases in the order they ran (on the CPU the
-// host clock; on a GPU the same marks are CUDA events), the halo exchange of the cut axis among them.
-TEST_F(Cli, BenchTimelineListsTheStepsPhasesAndHaloExchangeInOrder) {
-  const CommandResult two =
-      runCliOnTwoRanks("bench lbm --backend cpu --lattice D3Q19 --size 8 --steps 4 --timeline", directory_);
-  ASSERT_EQ(two.exitCode, 0) << two.output;
-  EXPECT_NE(two.output.find("timeline of step 2 on rank 0 (host clock)"), std::string::npos) << two.output;
+namespace {
+// The phases of a `--timeline` printout, in order; on the CPU (host clock) their times never go back.
+std::vector<std::string> timelinePhases(const std::string& output) {
   double previous = -1.0;
   std::vector<std::string> phases;
-  std::istringstream lines(two.output);
+  std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) {
     std::istringstream fields(line);
     double microseconds = 0.0;
@@ -277,10 +273,59 @@ TEST_F(Cli, BenchTimelineListsTheStepsPhasesAndHaloExchangeInOrder) {
     std::getline(fields >> std::ws, what);
     phases.push_back(what);
   }
+  return phases;
+}
+
+// The 16 hex digits after "digest of ... : " in a bench printout ("" if none).
+std::string printedDigest(const std::string& output) {
+  const auto line = output.find("digest of ");
+  if (line == std::string::npos) return {};
+  const auto colon = output.find(": ", line);
+  return colon == std::string::npos ? std::string() : output.substr(colon + 2, 16);
+}
+}  // namespace
+
+// `bench lbm --timeline` on two ranks: one step's phases in the order they ran (on the CPU the
+// host clock; on a GPU the same marks are CUDA events), the halo exchange of the cut axis among them.
+TEST_F(Cli, BenchTimelineListsTheStepsPhasesAndHaloExchangeInOrder) {
+  const CommandResult two =
+      runCliOnTwoRanks("bench lbm --backend cpu --lattice D3Q19 --size 8 --steps 4 --timeline", directory_);
+  ASSERT_EQ(two.exitCode, 0) << two.output;
+  EXPECT_NE(two.output.find("timeline of step 2 on rank 0 (host clock)"), std::string::npos) << two.output;
   const std::vector<std::string> expected{"step started", "layers next to the cuts and boundary nodes updated",
                                           "interior updated", "z halos packed and sent",
                                           "z halos received and unpacked"};
-  EXPECT_EQ(phases, expected) << two.output;
+  EXPECT_EQ(timelinePhases(two.output), expected) << two.output;
+  // The phase-field solver's step: its sweep, then the halos of phi and u.
+  const CommandResult field =
+      runCliOnTwoRanks("bench phasefield --backend cpu --size 12 --steps 2 --timeline", directory_);
+  ASSERT_EQ(field.exitCode, 0) << field.output;
+  EXPECT_NE(field.output.find("timeline of step 6 on rank 0 (host clock)"), std::string::npos) << field.output;
+  EXPECT_EQ(timelinePhases(field.output), (std::vector<std::string>{"step started", "interior updated", "halos exchanged"}))
+      << field.output;
+}
+
+// What every scaling run checks first (docs/PERFORMANCE.md): the same benchmark on 1, 2 and 8
+// ranks (the grid cut 1x1x2, then 2x2x2) ends in the same bits, and the fingerprint changes with
+// the state (two more steps).
+TEST_F(Cli, BenchDigestIsTheSameOnOneTwoAndEightRanks) {
+  for (const std::string bench : {"bench lbm --backend cpu --lattice D3Q19 --size 16 --digest --steps ",
+                                  "bench phasefield --backend cpu --size 16 --digest --steps "}) {
+    SCOPED_TRACE(bench);
+    const CommandResult one = runCli(bench + "6", directory_);
+    ASSERT_EQ(one.exitCode, 0) << one.output;
+    const std::string digest = printedDigest(one.output);
+    ASSERT_EQ(digest.size(), 16u) << one.output;
+    for (int ranks : {2, 8}) {
+      const CommandResult many = octoflow::testing::runOctoflow(bench + "6", directory_, ranks);
+      ASSERT_EQ(many.exitCode, 0) << many.output;
+      EXPECT_NE(many.output.find(std::to_string(ranks) + " rank"), std::string::npos) << many.output;
+      EXPECT_EQ(printedDigest(many.output), digest) << ranks << " ranks";
+    }
+    const CommandResult longer = runCli(bench + "8", directory_);
+    ASSERT_EQ(longer.exitCode, 0) << longer.output;
+    EXPECT_NE(printedDigest(longer.output), digest);
+  }
 }
 #endif
 

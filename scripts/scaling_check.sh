@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# On a machine of several GPUs, after build-gpu/bin/octoflow is built with MPI (scripts/gpu_check.sh
+# or by hand): the scaling figures of docs/PERFORMANCE.md. Logs go to $1 (default: gpu-logs/).
+set -uo pipefail
+logs=${1:-gpu-logs}
+mkdir -p "$logs"
+cd "$(dirname "$0")/.."
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$gpus" -ge 2 ] || { echo "scaling_check.sh: $gpus GPU(s) here; it needs 2 or more"; exit 1; }
+# Scaling over the GPUs of one host (MPI ranks, one GPU each; 1, 2, 4 and 8 GPUs as the machine
+# has them), halos over CUDA IPC. First the bits: the same command on every count of GPUs, and on
+# the CPU under 8 ranks, must print the digest of one rank (else no figure is taken). Then LBM
+# D3Q19 BGK FP32 weak (256^3 a GPU) and strong (512^3), the phase-field solver weak (512^3 a GPU)
+# and strong (1024^3), each with one step's timeline on the most GPUs.
+counts=1
+for n in 2 4 8; do [ "$gpus" -ge "$n" ] && counts="$counts $n"; done
+most=${counts##* }
+digest_of() { grep -o '"digest": "[0-9a-f]*"' | cut -d'"' -f4; }
+# same_bits LABEL RANK_COUNTS COMMAND...: the digest of every rank count equals the first's.
+same_bits() {
+  local label=$1 ranks=$2 first="" ok=1 d
+  shift 2
+  for n in $ranks; do
+    d=$(mpirun --oversubscribe -np "$n" -x OMP_NUM_THREADS=2 "$@" --json --digest | digest_of)
+    echo "  $label, $n rank(s): digest $d"
+    [ -z "$first" ] && first=$d
+    { [ -n "$d" ] && [ "$d" = "$first" ]; } || ok=0
+  done
+  [ $ok = 1 ] && echo "bit-identical: $label" || { echo "DIFFERENT BITS: $label"; identical=0; }
+}
+identical=1
+{
+  git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
+  date -u +%Y-%m-%dT%H:%MZ
+  lbm="build-gpu/bin/octoflow bench lbm --lattice D3Q19"
+  pf="build-gpu/bin/octoflow bench phasefield"
+  same_bits "lbm cuda 128^3" "$counts" $lbm --backend cuda --size 128 --steps 100
+  same_bits "lbm cpu 32^3" "1 8" $lbm --backend cpu --size 32 --steps 10
+  same_bits "phasefield cuda 128^3" "$counts" $pf --backend cuda --size 128 --steps 100
+  same_bits "phasefield cpu 32^3" "1 8" $pf --backend cpu --size 32 --steps 10
+} > "$logs/scaling.txt" 2>&1
+cat "$logs/scaling.txt"
+checked=$(wc -l < "$logs/scaling.txt")
+if [ $identical = 1 ]; then
+  {
+    for n in $counts; do
+      mpirun --oversubscribe -np $n $lbm --backend cuda --json --size 256 --weak
+      mpirun --oversubscribe -np $n $lbm --backend cuda --json --size 512
+    done
+    mpirun --oversubscribe -np $most $lbm --backend cuda --size 256 --weak --timeline
+    mpirun --oversubscribe -np $most $lbm --backend cuda --size 512 --timeline
+    mpirun --oversubscribe -np $most -x OCTOFLOW_CUDA_IPC=0 $lbm --backend cuda --json --size 256 --weak
+    for n in $counts; do
+      mpirun --oversubscribe -np $n $pf --backend cuda --json --size 512 --weak
+      mpirun --oversubscribe -np $n $pf --backend cuda --json --size 1024
+    done
+    mpirun --oversubscribe -np $most $pf --backend cuda --size 512 --weak --timeline
+    mpirun --oversubscribe -np $most $pf --backend cuda --size 1024 --timeline
+    mpirun --oversubscribe -np $most -x OCTOFLOW_CUDA_IPC=0 $pf --backend cuda --json --size 512 --weak
+  } >> "$logs/scaling.txt" 2>&1
+  tail -n +$((checked + 1)) "$logs/scaling.txt"
+fi
+[ $identical = 1 ]
