@@ -57,4 +57,15 @@ vtkSmartPointer<vtkImageData> makeImageData(const NodeBox& box, const std::vecto
   return image;
 }
 
+vtkSmartPointer<vtkImageData> makeFieldsImage(const sim::Simulation& simulation, Index step, const sim::FieldSet& fields,
+                                              std::vector<sim::DerivedArray>& physical) {
+  std::vector<PointArray> arrays;
+  for (const auto& array : fields.arrays) arrays.push_back({array.name, array.values, array.components});
+  physical = simulation.physicalArrays(fields);
+  for (const auto& array : physical) arrays.push_back({array.name, array.values.data(), array.components});
+  vtkSmartPointer<vtkImageData> image = makeImageData(fields.box, arrays);
+  for (const auto& [name, value] : simulation.fileMetadata(step)) addFieldValue(image, name.c_str(), value);
+  return image;
+}
+
 }  // namespace octoflow::adaptors

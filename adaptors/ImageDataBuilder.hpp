@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/Extent.hpp"
+#include "sim/Simulation.hpp"
 
 namespace octoflow::adaptors {
 
@@ -30,6 +31,12 @@ vtkSmartPointer<vtkImageData> makeImageData(const Extent& extent, const float* d
 // A piece of a larger grid: the nodes of `box` (whole-grid coordinates; the image's extent says
 // where they sit), arrays holding box nodes.
 vtkSmartPointer<vtkImageData> makeImageData(const NodeBox& box, const float* density, const float* velocity);
+
+// One step's fields as `octoflow run` writes them (<case>_<step>.vti) and the plugin reads them back
+// from checkpoints: the solver's arrays in lattice units, its physical arrays (computed into
+// `physical`, which must outlive the image, as must `fields`) and its one-value metadata as field data.
+vtkSmartPointer<vtkImageData> makeFieldsImage(const sim::Simulation& simulation, Index step, const sim::FieldSet& fields,
+                                              std::vector<sim::DerivedArray>& physical);
 
 // Adds a point array wrapping `values` (nodeCount * components floats, not copied).
 void addPointArray(vtkImageData* image, const char* name, const float* values, int components);

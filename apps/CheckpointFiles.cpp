@@ -22,8 +22,8 @@ void createDirectory(const std::string& directory) {
   if (error) throw OutputError(directory, error.message());
 }
 
-// Deletes the checkpoints of `name` in `directory` but the newest `keep` (by step).
-void deleteOlderCheckpoints(const std::string& directory, const std::string& name, Index keep) {
+// The steps of the checkpoints of `name` in `directory` (their main files), in order.
+std::vector<Index> checkpointSteps(const std::string& directory, const std::string& name) {
   const std::regex pattern(std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
                            R"(_(\d{8,})\.ckpt)");
   std::vector<Index> steps;
@@ -34,8 +34,43 @@ void deleteOlderCheckpoints(const std::string& directory, const std::string& nam
     if (std::regex_match(file, match, pattern)) steps.push_back(std::stoll(match[1].str()));
   }
   std::sort(steps.begin(), steps.end());
+  return steps;
+}
+
+// Deletes the checkpoints of `name` in `directory` but the newest `keep` (by step).
+void deleteOlderCheckpoints(const std::string& directory, const std::string& name, Index keep) {
+  const std::vector<Index> steps = checkpointSteps(directory, name);
+  std::error_code error;
   for (std::size_t n = 0; n + static_cast<std::size_t>(keep) < steps.size(); ++n)
     for (const std::string& file : io::checkpointFilesOf(directory, name, steps[n])) std::filesystem::remove(file, error);
+}
+
+// <name>.ckpt.series beside the checkpoints: their main files and times in step order, the JSON
+// file-series manifest ParaView opens as time steps (the plugin's "octoflow Checkpoint" reader).
+void writeSeriesManifest(const std::string& directory, const std::string& name) {
+  std::string json = "{\n  \"file-series-version\" : \"1.0\",\n  \"files\" : [\n";
+  const std::vector<Index> steps = checkpointSteps(directory, name);
+  for (std::size_t n = 0; n < steps.size(); ++n) {
+    const std::string file = io::checkpointFileName(name, steps[n]);
+    const double time = io::readCheckpointHeader((std::filesystem::path(directory) / file).string()).header.time;
+    char entry[600];
+    std::snprintf(entry, sizeof entry, "    { \"name\" : \"%s\", \"time\" : %.17g }%s\n", file.c_str(), time,
+                  n + 1 < steps.size() ? "," : "");
+    json += entry;
+  }
+  json += "  ]\n}\n";
+  io::writeFileAtomically((std::filesystem::path(directory) / (name + ".ckpt.series")).string(),
+                          std::vector<unsigned char>(json.begin(), json.end()));
+}
+
+// The case that wrote a checkpoint, for readers that rebuild its fields without the case file at
+// hand (the ParaView plugin): its text, and its path (relative geometry files are found from it).
+std::vector<sim::StateRecord> caseRecords(const io::CaseDescription& description) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(description.sourcePath, error);
+  const std::string path = error ? description.sourcePath : absolute.lexically_normal().string();
+  return {sim::makeRecord(io::kCaseTextRecord, description.sourceText.data(), description.sourceText.size()),
+          sim::makeRecord(io::kCasePathRecord, path.data(), path.size())};
 }
 
 }  // namespace
@@ -66,9 +101,14 @@ std::string writeCheckpoint(const io::CaseDescription& description, sim::Simulat
   header.ranks = ranks;
   const std::filesystem::path folder = directory;
   const std::string mainPath = (folder / io::checkpointFileName(name, header.step)).string();
-  if (ranks == 1) {
+  // The main file's records: the state's, the tracers', and the case for readers (the plugin).
+  const auto mainRecords = [&] {
     file.records = std::move(state.records);
     for (sim::StateRecord& record : extracts.saveState()) file.records.push_back(std::move(record));
+    for (sim::StateRecord& record : caseRecords(description)) file.records.push_back(std::move(record));
+  };
+  if (ranks == 1) {
+    mainRecords();
     file.arrays = std::move(state.arrays);
     io::writeCheckpoint(mainPath, file);
   } else {
@@ -84,8 +124,7 @@ std::string writeCheckpoint(const io::CaseDescription& description, sim::Simulat
     std::vector<std::int64_t> entries(rank == 0 ? 7 * static_cast<std::size_t>(ranks) : 0);
     MPI_Gather(entry, 7, MPI_INT64_T, entries.data(), 7, MPI_INT64_T, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      file.records = std::move(state.records);
-      for (sim::StateRecord& record : extracts.saveState()) file.records.push_back(std::move(record));
+      mainRecords();
       for (int r = 0; r < ranks; ++r) {
         const std::int64_t* e = entries.data() + 7 * r;
         file.pieces.push_back({io::checkpointPieceName(name, header.step, r, ranks),
@@ -95,7 +134,10 @@ std::string writeCheckpoint(const io::CaseDescription& description, sim::Simulat
     }
 #endif
   }
-  if (rank == 0 && keep > 0) deleteOlderCheckpoints(directory, name, keep);
+  if (rank == 0) {
+    if (keep > 0) deleteOlderCheckpoints(directory, name, keep);
+    writeSeriesManifest(directory, name);
+  }
   return mainPath;
 }
 

@@ -181,12 +181,8 @@ void createOutputDirectory(const std::filesystem::path& directory) {
 void writeFieldsFile(const io::CaseDescription& description, const sim::Simulation& simulation,
                      adaptors::XmlSeriesWriter& writer, Index step, const sim::FieldSet& fields,
                      const std::vector<NodeBox>* boxes, int rank) {
-  std::vector<adaptors::PointArray> arrays;
-  for (const auto& array : fields.arrays) arrays.push_back({array.name, array.values, array.components});
-  const std::vector<sim::DerivedArray> physical = simulation.physicalArrays(fields);
-  for (const auto& array : physical) arrays.push_back({array.name, array.values.data(), array.components});
-  auto image = adaptors::makeImageData(fields.box, arrays);
-  for (const auto& [name, value] : simulation.fileMetadata(step)) adaptors::addFieldValue(image, name.c_str(), value);
+  std::vector<sim::DerivedArray> physical;
+  auto image = adaptors::makeFieldsImage(simulation, step, fields, physical);
   const double time = simulation.timeOf(step);
   if (boxes)
     writer.writePiece(step, time, image, rank, *boxes, description.extent);

@@ -39,6 +39,7 @@ public:
   // The obstacles on the points of the blocks of an octree (as solidPoints for `octree`).
   std::vector<std::uint8_t> solidPointsOn(const BlockLayout& layout) const;
   const std::vector<sim::FieldInfo>& fields() const override;
+  bool hasLevels() const override { return true; }
   std::string describe() const override;
   sim::MemoryNeeds memoryNeeds(exec::Backend backend) const override;
   std::unique_ptr<sim::Simulation> create(const io::CaseDescription& description,

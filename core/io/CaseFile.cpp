@@ -447,6 +447,7 @@ CaseDescription parseCase(const std::string& text, const std::string& sourceName
   }
   CaseDescription result;
   result.sourcePath = sourceName;
+  result.sourceText = text;
   const CaseReader reader(root, sourceName);
   readCaseTable(reader, result);
   const sim::SolverEntry& solver = *sim::findSolver(result.solver);

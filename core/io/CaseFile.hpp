@@ -62,6 +62,7 @@ struct WatchdogSettings {
 
 struct CaseDescription {
   std::string sourcePath;
+  std::string sourceText;  // the case file as read (checkpoints carry it for readers: docs/FORMATS.md)
   std::string name;
   std::string solver = "lbm";
   Index steps = 0;

@@ -1,5 +1,6 @@
 #include "io/Checkpoint.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cinttypes>
@@ -257,9 +258,15 @@ std::vector<unsigned char> encodeCheckpoint(const CheckpointFile& file) {
   return std::move(sink.bytes);
 }
 
-CheckpointFile decodeCheckpoint(const unsigned char* data, std::size_t size, const std::string& source) {
+namespace {
+
+// A file's contents from the first `size` of its `fileSize` bytes: all of it, CRC checked; or, with
+// `headerOnly`, the header and records from its beginning.
+CheckpointFile decodeCheckpointParts(const unsigned char* data, std::size_t size, std::size_t fileSize,
+                                     const std::string& source, bool headerOnly) {
   Source in(data, size, source);
-  if (size < kPrefixBytes + 4 || std::memcmp(data, kCheckpointMagic, sizeof kCheckpointMagic) != 0)
+  if (fileSize < kPrefixBytes + 4 || size < kPrefixBytes ||
+      std::memcmp(data, kCheckpointMagic, sizeof kCheckpointMagic) != 0)
     in.fail("not an octoflow checkpoint (no OCTOCKPT signature)");
   in.take(sizeof kCheckpointMagic, "signature");
   const auto mark = in.value<std::uint32_t>("byte-order mark");
@@ -271,13 +278,15 @@ CheckpointFile decodeCheckpoint(const unsigned char* data, std::size_t size, con
     in.fail("checkpoint format version " + std::to_string(file.header.version) + ", this octoflow reads version " +
             std::to_string(kCheckpointVersion));
   const auto total = in.value<std::uint64_t>("file size");
-  if (total != size)
-    in.fail("truncated or damaged: " + std::to_string(size) + " bytes, the header says " + std::to_string(total));
-  std::uint32_t stored;
-  std::memcpy(&stored, data + size - 4, 4);
-  const std::uint32_t computed = crc32c(data, size - 4);
-  if (stored != computed)
-    in.fail("damaged: CRC32C " + hex(computed).substr(8) + " of the contents, " + hex(stored).substr(8) + " recorded");
+  if (total != fileSize)
+    in.fail("truncated or damaged: " + std::to_string(fileSize) + " bytes, the header says " + std::to_string(total));
+  if (!headerOnly) {
+    std::uint32_t stored;
+    std::memcpy(&stored, data + size - 4, 4);
+    const std::uint32_t computed = crc32c(data, size - 4);
+    if (stored != computed)
+      in.fail("damaged: CRC32C " + hex(computed).substr(8) + " of the contents, " + hex(stored).substr(8) + " recorded");
+  }
 
   CheckpointHeader& h = file.header;
   h.solver = in.text("solver name");
@@ -303,6 +312,7 @@ CheckpointFile decodeCheckpoint(const unsigned char* data, std::size_t size, con
     record.bytes = in.blob("record");
     file.records.push_back(std::move(record));
   }
+  if (headerOnly) return file;
   const std::uint32_t arrays = in.count("arrays");
   for (std::uint32_t n = 0; n < arrays; ++n) {
     sim::StateArray array;
@@ -331,6 +341,35 @@ CheckpointFile decodeCheckpoint(const unsigned char* data, std::size_t size, con
   }
   if (in.remaining() != 4) in.fail("damaged: " + std::to_string(in.remaining() - 4) + " bytes after the contents");
   return file;
+}
+
+}  // namespace
+
+CheckpointFile decodeCheckpoint(const unsigned char* data, std::size_t size, const std::string& source) {
+  return decodeCheckpointParts(data, size, size, source, false);
+}
+
+CheckpointFile readCheckpointHeader(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) throw InputError(path, "", "checkpoint not found (no such file)");
+  const auto fileSize = static_cast<std::size_t>(std::filesystem::file_size(path, error));
+  if (error) throw InputError(path, "", "cannot read the checkpoint: " + error.message());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open checkpoint: " + std::string(std::strerror(errno)));
+  // The header and records (the case text: kilobytes) sit at the front: read 64 KiB, more if they
+  // run past it, up to the whole file, whose errors are then the file's own.
+  std::vector<unsigned char> bytes;
+  for (std::size_t prefix = std::min<std::size_t>(fileSize, 64u << 10);; prefix = std::min(fileSize, 8 * prefix)) {
+    const std::size_t had = bytes.size();
+    bytes.resize(prefix);
+    if (!in.read(reinterpret_cast<char*>(bytes.data() + had), static_cast<std::streamsize>(prefix - had)))
+      throw InputError(path, "", "cannot read checkpoint: " + std::string(std::strerror(errno)));
+    try {
+      return decodeCheckpointParts(bytes.data(), prefix, fileSize, path, true);
+    } catch (const InputError&) {
+      if (prefix == fileSize) throw;
+    }
+  }
 }
 
 void writeFileAtomically(const std::string& path, const std::function<void(std::FILE*, const std::string&)>& write) {

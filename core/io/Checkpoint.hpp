@@ -26,6 +26,11 @@ inline constexpr char kCheckpointMagic[8] = {'O', 'C', 'T', 'O', 'C', 'K', 'P', 
 inline constexpr std::uint32_t kCheckpointVersion = 1;
 inline constexpr std::uint32_t kByteOrderMark = 0x01020304u;
 
+// Records of a main file that no solver reads back: the case file that wrote it, as text, and its
+// absolute path (for readers such as the ParaView plugin, which rebuild the fields from the state).
+inline constexpr char kCaseTextRecord[] = "case_text";
+inline constexpr char kCasePathRecord[] = "case_path";
+
 // CRC32C (Castagnoli), as iSCSI and ext4 use it: crc32c("123456789") = 0xE3069283.
 std::uint32_t crc32c(const void* data, std::size_t bytes, std::uint32_t crc = 0);
 
@@ -59,6 +64,11 @@ struct CheckpointFile {
 // byte order, version, size, CRC, a length beyond the end) is an InputError naming `source`.
 std::vector<unsigned char> encodeCheckpoint(const CheckpointFile& file);
 CheckpointFile decodeCheckpoint(const unsigned char* data, std::size_t size, const std::string& source);
+
+// The header and the records of a checkpoint file, without its arrays and pieces (time steps and
+// case of a series, for readers): only the file's beginning is read. Signature, byte order, version,
+// size and lengths are checked, not the CRC (a full read checks it). Defects are InputErrors.
+CheckpointFile readCheckpointHeader(const std::string& path);
 
 // Writes `bytes` to `path` complete or not at all (temporary name in the same folder, flush, rename):
 // a failure (disk full, permission denied) is an OutputError naming the path, and leaves nothing.

@@ -39,6 +39,8 @@ public:
   virtual const std::vector<FieldInfo>& fields() const = 0;
   // One line for `octoflow validate`: the model and its main parameters.
   virtual std::string describe() const = 0;
+  // Whether its simulations have levels (Simulation::blockGrid): outputs are then AMR datasets.
+  virtual bool hasLevels() const { return false; }
   // Nodes where tracers stop (obstacles), whole grid; null: none.
   virtual const std::vector<std::uint8_t>* solidMask() const { return nullptr; }
   virtual MemoryNeeds memoryNeeds(exec::Backend backend) const = 0;

@@ -2,10 +2,10 @@
 #define vtkOctoflowCaseSource_h
 // "octoflow Case" in ParaView: runs an octoflow case file with the solver core and outputs the
 // final state as vtkImageData (point arrays density and velocity, lattice units).
-#include "octoflowCaseSourceModule.h"
+#include "octoflowSourcesModule.h"
 #include "vtkImageAlgorithm.h"
 
-class OCTOFLOWCASESOURCE_EXPORT vtkOctoflowCaseSource : public vtkImageAlgorithm {
+class OCTOFLOWSOURCES_EXPORT vtkOctoflowCaseSource : public vtkImageAlgorithm {
 public:
   static vtkOctoflowCaseSource* New();
   vtkTypeMacro(vtkOctoflowCaseSource, vtkImageAlgorithm);
