@@ -1,10 +1,8 @@
 #include "vtkOctoflowCheckpointReader.h"
 
 #include <vtkDataArraySelection.h>
-#include <vtkImageData.h>
 #include <vtkInformation.h>
 #include <vtkInformationVector.h>
-#include <vtkNonOverlappingAMR.h>
 #include <vtkObjectFactory.h>
 #include <vtkPolyData.h>
 #include <vtkStreamingDemandDrivenPipeline.h>
@@ -15,8 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "AmrBuilder.hpp"
-#include "ImageDataBuilder.hpp"
+#include "SimulationOutput.h"
 #include "TracerBuilder.hpp"
 #include "common/Error.hpp"
 #include "exec/Backend.hpp"
@@ -115,17 +112,8 @@ int vtkOctoflowCheckpointReader::RequestDataObject(vtkInformation*, vtkInformati
   try {
     if (!this->FileName || !*this->FileName) throw octoflow::InputError("octoflow Checkpoint", "FileName", "no file given");
     const octoflow::io::CheckpointFile file = octoflow::io::readCheckpointHeader(this->FileName);
-    const bool levels = this->Internal->caseOf(this->FileName, file, this->CaseFile).solverCase->hasLevels();
-    vtkInformation* info = outputVector->GetInformationObject(0);
-    vtkDataObject* output = info->Get(vtkDataObject::DATA_OBJECT());
-    if (!output || output->IsA(levels ? "vtkNonOverlappingAMR" : "vtkImageData") == 0) {
-      vtkSmartPointer<vtkDataObject> made;
-      if (levels)
-        made = vtkSmartPointer<vtkNonOverlappingAMR>::New();
-      else
-        made = vtkSmartPointer<vtkImageData>::New();
-      info->Set(vtkDataObject::DATA_OBJECT(), made);
-    }
+    octoflow::plugin::makeGridOutput(outputVector->GetInformationObject(0),
+                                     this->Internal->caseOf(this->FileName, file, this->CaseFile));
     vtkInformation* tracers = outputVector->GetInformationObject(1);
     if (!vtkPolyData::SafeDownCast(tracers->Get(vtkDataObject::DATA_OBJECT())))
       tracers->Set(vtkDataObject::DATA_OBJECT(), vtkSmartPointer<vtkPolyData>::New());
@@ -141,24 +129,15 @@ int vtkOctoflowCheckpointReader::RequestInformation(vtkInformation*, vtkInformat
   try {
     const octoflow::io::CheckpointFile file = octoflow::io::readCheckpointHeader(this->FileName ? this->FileName : "");
     const octoflow::io::CaseDescription& description = this->Internal->caseOf(this->FileName, file, this->CaseFile);
-    for (const auto& field : description.solverCase->fields())
-      if (!this->PointArraySelection->ArrayExists(field.name.c_str()))
-        this->PointArraySelection->AddArray(field.name.c_str());
+    octoflow::plugin::offerFields(this->PointArraySelection, description);
     const double time = file.header.time;
     const double range[2] = {time, time};
-    const octoflow::Extent& e = file.header.extent;
-    const int extent[6] = {0, static_cast<int>(e.nx - 1), 0, static_cast<int>(e.ny - 1), 0, static_cast<int>(e.nz - 1)};
     for (int port = 0; port < 2; ++port) {
       vtkInformation* info = outputVector->GetInformationObject(port);
       info->Set(vtkStreamingDemandDrivenPipeline::TIME_STEPS(), &time, 1);
       info->Set(vtkStreamingDemandDrivenPipeline::TIME_RANGE(), range, 2);
-      if (port == 0 && !description.solverCase->hasLevels()) {
-        info->Set(vtkStreamingDemandDrivenPipeline::WHOLE_EXTENT(), extent, 6);
-        const double spacing[3] = {1.0, 1.0, 1.0}, origin[3] = {0.0, 0.0, 0.0};
-        info->Set(vtkDataObject::SPACING(), spacing, 3);
-        info->Set(vtkDataObject::ORIGIN(), origin, 3);
-      }
     }
+    octoflow::plugin::describeGridOutput(outputVector->GetInformationObject(0), description);
   } catch (const std::exception& error) {
     vtkErrorMacro("octoflow Checkpoint: " << error.what());
     return 0;
@@ -188,23 +167,9 @@ int vtkOctoflowCheckpointReader::RequestData(vtkInformation*, vtkInformationVect
     simulation.restoreState(reader);
     internal.extracts->restoreState(reader);
 
-    std::vector<std::string> names;
-    for (const auto& field : simulation.fields())
-      if (this->PointArraySelection->ArrayIsEnabled(field.name.c_str())) names.push_back(field.name);
-    vtkDataObject* grid = outputVector->GetInformationObject(0)->Get(vtkDataObject::DATA_OBJECT());
-    if (const of::sim::BlockGrid* blocks = simulation.blockGrid()) {
-      const of::sim::BlockFieldSet& fields = simulation.fetchBlockFields(names);
-      std::vector<of::adaptors::PointArray> arrays;
-      for (const auto& array : fields.arrays) arrays.push_back({array.name, array.values, array.components});
-      // The blocks own their arrays (values with ghost layers from the neighbours), so a shallow
-      // copy is whole. (A DeepCopy asserts on the AMR boxes a non-overlapping AMR leaves empty.)
-      grid->ShallowCopy(of::adaptors::makeNonOverlappingAmr(*blocks, arrays));
-    } else {
-      const of::sim::FieldSet& fields = simulation.fetchFields(names);
-      std::vector<of::sim::DerivedArray> physical;
-      grid->DeepCopy(of::adaptors::makeFieldsImage(simulation, simulation.step(), fields, physical));
-    }
-    grid->GetInformation()->Set(vtkDataObject::DATA_TIME_STEP(), file.header.time);
+    octoflow::plugin::fillGridOutput(simulation, octoflow::plugin::selectedFields(this->PointArraySelection, simulation),
+                                     outputVector->GetInformationObject(0)->Get(vtkDataObject::DATA_OBJECT()),
+                                     file.header.time);
     vtkPolyData* tracers = vtkPolyData::GetData(outputVector, 1);
     tracers->Initialize();
     if (internal.extracts->hasTracers()) tracers->DeepCopy(of::adaptors::makeTracerPolyData(internal.extracts->tracers()));
