@@ -1,0 +1,51 @@
+#ifndef vtkOctoflowInterfaceMetrics_h
+#define vtkOctoflowInterfaceMetrics_h
+// "Interface Metrics" in ParaView: the interface where a point scalar (default: the active scalars,
+// phi for octoflow's phase-field output) crosses an iso-value (default 0.5) on image data, measured
+// at every time step of the input: a table with a row a time step of the time, the interface's
+// area (its length in 2D), the volume (2D: area) where the scalar is at or above the iso-value and
+// its fraction of the domain, the tip position along x, y and z (the furthest interface point
+// along each axis, in the data's coordinates) and the tip velocities (their change since the
+// previous row over the time between them; NaN in the first row). Show it in a line chart view.
+// The measures come from the piecewise-linear field: the contour (area) and the clipped cells (volume).
+#include "octoflowSourcesModule.h"
+#include "vtkTableAlgorithm.h"
+
+#include <vector>
+
+class OCTOFLOWSOURCES_EXPORT vtkOctoflowInterfaceMetrics : public vtkTableAlgorithm {
+public:
+  static vtkOctoflowInterfaceMetrics* New();
+  vtkTypeMacro(vtkOctoflowInterfaceMetrics, vtkTableAlgorithm);
+  void PrintSelf(ostream& os, vtkIndent indent) override;
+
+  vtkSetMacro(IsoValue, double);
+  vtkGetMacro(IsoValue, double);
+
+  // The measures of one dataset (image data with the scalar as point data).
+  struct Measures {
+    double area = 0.0, volume = 0.0, fraction = 0.0;
+    double tip[3] = {0.0, 0.0, 0.0};
+  };
+
+protected:
+  vtkOctoflowInterfaceMetrics();
+  ~vtkOctoflowInterfaceMetrics() override = default;
+  int FillInputPortInformation(int port, vtkInformation* info) override;
+  int RequestInformation(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+  int RequestUpdateExtent(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+
+private:
+  vtkOctoflowInterfaceMetrics(const vtkOctoflowInterfaceMetrics&) = delete;
+  void operator=(const vtkOctoflowInterfaceMetrics&) = delete;
+
+  double IsoValue = 0.5;
+  // The input's time steps, the one being measured, and the rows measured so far.
+  std::vector<double> InputTimes;
+  std::size_t NextTime = 0;
+  std::vector<double> Times;
+  std::vector<Measures> Rows;
+};
+
+#endif
