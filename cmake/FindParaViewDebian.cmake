@@ -9,5 +9,6 @@ find_package(ParaView 5.11 REQUIRED COMPONENTS
   Catalyst PythonCatalyst RemotingCore RemotingClientServerStream RemotingServerManager RemotingViews
   VTKExtensionsIOGeneral)
 find_program(OCTOFLOW_PVPYTHON pvpython REQUIRED)
+find_program(OCTOFLOW_PVBATCH pvbatch REQUIRED)
 find_program(OCTOFLOW_XVFB Xvfb REQUIRED)  # the tests' virtual X server (Debian: xvfb)
 message(STATUS "ParaView ${ParaView_VERSION}: ${ParaView_DIR}")

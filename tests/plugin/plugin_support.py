@@ -68,6 +68,22 @@ nucleus_radius = 5.0
 every = 30
 """
 
+# A 3D crystal (the rendered and GUI tests: its phi = 0.5 surface), checkpoints every 100 steps.
+CRYSTAL3D = """[case]
+name = "crystal"
+solver = "phasefield"
+steps = 400
+[domain]
+size = [48, 48, 48]
+[phasefield]
+nucleus_radius = 6.0
+[output]
+every = 100
+[checkpoint]
+every = 100
+keep = 10
+"""
+
 OCTREE = """[case]
 name = "octree"
 solver = "lbm-amr"
@@ -167,3 +183,40 @@ def finish():
     if failures:
         sys.exit("%d check(s) failed" % len(failures))
     print("passed")
+
+
+def image_difference(got, expected):
+    """(fraction of pixels with a channel off by more than 16 of 255, mean absolute difference) of
+    two images of the same size, as numpy arrays of RGB(A) bytes."""
+    difference = np.abs(got[..., :3].astype(int) - expected[..., :3].astype(int))
+    return float(np.mean(difference.max(axis=-1) > 16)), float(np.mean(difference))
+
+
+def read_png(path):
+    """A PNG as a numpy array (rows top to bottom) of RGB(A) bytes."""
+    from vtkmodules.vtkIOImage import vtkPNGReader
+
+    reader = vtkPNGReader()
+    reader.SetFileName(path)
+    reader.Update()
+    image = reader.GetOutput()
+    width, height, _ = image.GetDimensions()
+    values = vtk_to_numpy(image.GetPointData().GetScalars())
+    return values.reshape(height, width, -1)[::-1]
+
+
+def write_png(path, pixels):
+    """RGB bytes (numpy, rows top to bottom) as a PNG."""
+    from vtkmodules.util.numpy_support import numpy_to_vtk
+    from vtkmodules.vtkCommonDataModel import vtkImageData
+    from vtkmodules.vtkIOImage import vtkPNGWriter
+
+    height, width, channels = pixels.shape
+    image = vtkImageData()
+    image.SetDimensions(width, height, 1)
+    array = numpy_to_vtk(np.ascontiguousarray(pixels[::-1]).reshape(-1, channels), deep=1)
+    image.GetPointData().SetScalars(array)
+    writer = vtkPNGWriter()
+    writer.SetFileName(path)
+    writer.SetInputData(image)
+    writer.Write()
