@@ -9,6 +9,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev
   paraview-dev python3-paraview xvfb xauth
+  # the ParaView GUI and xwd (the plugin's GUI test grabs the screen)
+  paraview x11-apps
   # what Debian's ParaView CMake config needs but does not pull in
   libfreetype-dev libx11-dev libglew-dev libxml2-dev libnetcdf-dev libhdf5-dev
   libboost-dev libutfcpp-dev liblz4-dev libdouble-conversion-dev
