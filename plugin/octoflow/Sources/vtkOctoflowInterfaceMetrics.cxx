@@ -1,39 +1,72 @@
 #include "vtkOctoflowInterfaceMetrics.h"
 
+#include <vtkCellData.h>
 #include <vtkCellSizeFilter.h>
 #include <vtkClipDataSet.h>
 #include <vtkContourFilter.h>
 #include <vtkDataArray.h>
+#include <vtkDataSetAttributes.h>
 #include <vtkDoubleArray.h>
-#include <vtkFieldData.h>
+#include <vtkFloatArray.h>
 #include <vtkImageData.h>
 #include <vtkInformation.h>
 #include <vtkInformationVector.h>
 #include <vtkNew.h>
+#include <vtkNonOverlappingAMR.h>
 #include <vtkObjectFactory.h>
 #include <vtkPointData.h>
+#include <vtkPlane.h>
 #include <vtkPolyData.h>
+#include <vtkSmartPointer.h>
 #include <vtkStreamingDemandDrivenPipeline.h>
 #include <vtkTable.h>
+#include <vtkUniformGrid.h>
+#include <vtkUnsignedCharArray.h>
 #include <vtkUnstructuredGrid.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
 namespace {
 
-// The sum of one cell-size measure (Length, Area, Volume) of a dataset; 0 when absent.
+// The sum of one cell-size measure (Length, Area, Volume) of a dataset's cells; 0 when absent.
+// Magnitudes: clipped cells can come out inverted, with a negative signed volume.
 double sizeSum(vtkDataSet* data, const char* measure) {
   vtkNew<vtkCellSizeFilter> sizes;
   sizes->SetInputData(data);
-  sizes->SetComputeSum(true);
   sizes->Update();
-  vtkDataArray* sum = sizes->GetOutput()->GetFieldData()->GetArray(measure);
-  return sum && sum->GetNumberOfTuples() > 0 ? sum->GetTuple1(0) : 0.0;
+  vtkDataArray* values = vtkDataSet::SafeDownCast(sizes->GetOutput())->GetCellData()->GetArray(measure);
+  double sum = 0.0;
+  for (vtkIdType cell = 0; values && cell < values->GetNumberOfTuples(); ++cell) sum += std::abs(values->GetTuple1(cell));
+  return sum;
 }
 
-vtkOctoflowInterfaceMetrics::Measures measure(vtkImageData* image, const char* scalar, double iso) {
+// Keeps the part of `data` inside `box` (null: all of it): clipped by its six planes in turn (each
+// a linear function, cut exactly along the cells' edges).
+vtkSmartPointer<vtkDataSet> insideBox(vtkDataSet* data, const double* box) {
+  vtkSmartPointer<vtkDataSet> part = data;
+  for (int face = 0; box && face < 6; ++face) {
+    const int axis = face / 2;
+    double normal[3] = {0.0, 0.0, 0.0}, origin[3] = {0.0, 0.0, 0.0};
+    normal[axis] = face % 2 ? 1.0 : -1.0;  // outwards: the inside is where the plane's function < 0
+    origin[axis] = box[face];
+    vtkNew<vtkPlane> plane;
+    plane->SetNormal(normal);
+    plane->SetOrigin(origin);
+    vtkNew<vtkClipDataSet> clip;
+    clip->SetInputData(part);
+    clip->SetClipFunction(plane);
+    clip->InsideOutOn();
+    clip->Update();
+    part = clip->GetOutput();
+  }
+  return part;
+}
+
+// The measures of the interface of `image` (the scalar as point data) inside `box` (null: all).
+vtkOctoflowInterfaceMetrics::Measures measure(vtkImageData* image, const char* scalar, double iso, const double* box) {
   vtkOctoflowInterfaceMetrics::Measures m;
   const int dimensions = image->GetDataDimension();
   vtkNew<vtkContourFilter> contour;
@@ -41,28 +74,100 @@ vtkOctoflowInterfaceMetrics::Measures measure(vtkImageData* image, const char* s
   contour->SetInputArrayToProcess(0, 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS, scalar);
   contour->SetValue(0, iso);
   contour->Update();
-  vtkPolyData* surface = contour->GetOutput();
+  const vtkSmartPointer<vtkDataSet> surface = insideBox(contour->GetOutput(), box);
   m.area = sizeSum(surface, dimensions == 3 ? "Area" : "Length");
   double bounds[6];
   surface->GetBounds(bounds);
   for (int axis = 0; axis < 3; ++axis)
-    m.tip[axis] = surface->GetNumberOfPoints() > 0 ? bounds[2 * axis + 1] : std::numeric_limits<double>::quiet_NaN();
+    m.tip[axis] = surface->GetNumberOfPoints() > 0 ? bounds[2 * axis + 1] : -std::numeric_limits<double>::infinity();
   // The cells where the scalar is at or above the iso-value (a piecewise-linear cut).
   vtkNew<vtkClipDataSet> clip;
   clip->SetInputData(image);
   clip->SetInputArrayToProcess(0, 0, 0, vtkDataObject::FIELD_ASSOCIATION_POINTS, scalar);
   clip->SetValue(iso);
   clip->Update();
-  m.volume = sizeSum(clip->GetOutput(), dimensions == 3 ? "Volume" : "Area");
-  double domain = 1.0;
-  image->GetBounds(bounds);
-  for (int axis = 0; axis < 3; ++axis)
-    if (bounds[2 * axis + 1] > bounds[2 * axis]) domain *= bounds[2 * axis + 1] - bounds[2 * axis];
-  m.fraction = domain > 0.0 ? m.volume / domain : 0.0;
+  m.volume = sizeSum(insideBox(clip->GetOutput(), box), dimensions == 3 ? "Volume" : "Area");
   return m;
 }
 
+// The volume (2D: area) of `bounds`.
+double boxVolume(const double* bounds) {
+  double volume = 1.0;
+  for (int axis = 0; axis < 3; ++axis)
+    if (bounds[2 * axis + 1] > bounds[2 * axis]) volume *= bounds[2 * axis + 1] - bounds[2 * axis];
+  return volume;
+}
+
+// A block of an AMR dataset (cell data, a layer of ghost cells around it, as octoflow writes them)
+// as image data whose points are the cells' centres, and the box of its own cells.
+vtkSmartPointer<vtkImageData> blockAsPoints(vtkUniformGrid* block, const char* scalar, double box[6]) {
+  int cells[3];
+  block->GetDimensions(cells);
+  double origin[3], spacing[3];
+  block->GetOrigin(origin);
+  block->GetSpacing(spacing);
+  auto points = vtkSmartPointer<vtkImageData>::New();
+  for (int axis = 0; axis < 3; ++axis) cells[axis] = std::max(cells[axis] - 1, 1);
+  points->SetDimensions(cells);
+  points->SetSpacing(spacing);
+  points->SetOrigin(origin[0] + 0.5 * spacing[0], origin[1] + 0.5 * spacing[1], origin[2] + 0.5 * spacing[2]);
+  vtkDataArray* values = block->GetCellData()->GetArray(scalar);
+  vtkUnsignedCharArray* ghosts = block->GetCellGhostArray();
+  // The own cells: those not marked as ghosts.
+  for (int axis = 0; axis < 3; ++axis) {
+    box[2 * axis] = std::numeric_limits<double>::infinity();
+    box[2 * axis + 1] = -std::numeric_limits<double>::infinity();
+  }
+  for (vtkIdType cell = 0; cell < block->GetNumberOfCells(); ++cell) {
+    if (ghosts && ghosts->GetValue(cell) & vtkDataSetAttributes::DUPLICATECELL) continue;
+    const vtkIdType index[3] = {cell % cells[0], (cell / cells[0]) % cells[1], cell / (cells[0] * cells[1])};
+    for (int axis = 0; axis < 3; ++axis) {
+      box[2 * axis] = std::min(box[2 * axis], origin[axis] + index[axis] * spacing[axis]);
+      box[2 * axis + 1] = std::max(box[2 * axis + 1], origin[axis] + (index[axis] + 1) * spacing[axis]);
+    }
+  }
+  vtkNew<vtkFloatArray> copy;
+  copy->DeepCopy(values);
+  copy->SetName(scalar);
+  points->GetPointData()->SetScalars(copy);
+  return points;
+}
+
 }  // namespace
+
+vtkOctoflowInterfaceMetrics::Measures vtkOctoflowInterfaceMetrics::MeasureImage(vtkImageData* image, const char* scalar) {
+  Measures m = measure(image, scalar, this->IsoValue, nullptr);
+  double bounds[6];
+  image->GetBounds(bounds);
+  m.fraction = m.volume / boxVolume(bounds);
+  for (double& tip : m.tip)
+    if (std::isinf(tip)) tip = std::numeric_limits<double>::quiet_NaN();
+  return m;
+}
+
+vtkOctoflowInterfaceMetrics::Measures vtkOctoflowInterfaceMetrics::MeasureAmr(vtkNonOverlappingAMR* amr, const char* scalar) {
+  // Each block's cell centres as points, measured inside the block's own cells: the blocks tile
+  // the domain, so their measures add up (the tip is the furthest of theirs).
+  Measures m;
+  for (double& tip : m.tip) tip = -std::numeric_limits<double>::infinity();
+  double domain = 0.0;
+  for (unsigned level = 0; level < amr->GetNumberOfLevels(); ++level)
+    for (unsigned index = 0; index < amr->GetNumberOfDataSets(level); ++index) {
+      vtkUniformGrid* block = amr->GetDataSet(level, index);
+      if (!block || !block->GetCellData()->GetArray(scalar)) continue;
+      double box[6];
+      const vtkSmartPointer<vtkImageData> points = blockAsPoints(block, scalar, box);
+      const Measures part = measure(points, scalar, this->IsoValue, box);
+      m.area += part.area;
+      m.volume += part.volume;
+      for (int axis = 0; axis < 3; ++axis) m.tip[axis] = std::max(m.tip[axis], part.tip[axis]);
+      domain += boxVolume(box);
+    }
+  m.fraction = domain > 0.0 ? m.volume / domain : 0.0;
+  for (double& tip : m.tip)
+    if (std::isinf(tip)) tip = std::numeric_limits<double>::quiet_NaN();
+  return m;
+}
 
 vtkStandardNewMacro(vtkOctoflowInterfaceMetrics);
 
@@ -71,8 +176,30 @@ vtkOctoflowInterfaceMetrics::vtkOctoflowInterfaceMetrics() {
 }
 
 int vtkOctoflowInterfaceMetrics::FillInputPortInformation(int, vtkInformation* info) {
-  info->Set(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkImageData");
+  info->Remove(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE());
+  info->Append(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkImageData");
+  info->Append(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkNonOverlappingAMR");
   return 1;
+}
+
+std::string vtkOctoflowInterfaceMetrics::ScalarName(vtkInformationVector** inputVector) {
+  if (vtkImageData* image = vtkImageData::GetData(inputVector[0], 0)) {
+    int association = vtkDataObject::FIELD_ASSOCIATION_POINTS;
+    vtkDataArray* chosen = this->GetInputArrayToProcess(0, inputVector, association);
+    if (!chosen) chosen = image->GetPointData()->GetScalars();
+    return chosen && chosen->GetName() ? chosen->GetName() : "";
+  }
+  // AMR: the array named by the property, else the first block's active cell scalars.
+  vtkInformation* property = this->GetInputArrayInformation(0);
+  if (property && property->Has(vtkDataObject::FIELD_NAME()) && *property->Get(vtkDataObject::FIELD_NAME()))
+    return property->Get(vtkDataObject::FIELD_NAME());
+  vtkNonOverlappingAMR* amr = vtkNonOverlappingAMR::GetData(inputVector[0], 0);
+  for (unsigned level = 0; amr && level < amr->GetNumberOfLevels(); ++level)
+    for (unsigned index = 0; index < amr->GetNumberOfDataSets(level); ++index)
+      if (vtkUniformGrid* block = amr->GetDataSet(level, index))
+        if (vtkDataArray* scalars = block->GetCellData()->GetScalars())
+          if (scalars->GetName()) return scalars->GetName();
+  return "";
 }
 
 int vtkOctoflowInterfaceMetrics::RequestInformation(vtkInformation*, vtkInformationVector** inputVector,
@@ -101,15 +228,16 @@ int vtkOctoflowInterfaceMetrics::RequestUpdateExtent(vtkInformation*, vtkInforma
 int vtkOctoflowInterfaceMetrics::RequestData(vtkInformation* request, vtkInformationVector** inputVector,
                                              vtkInformationVector* outputVector) {
   vtkImageData* image = vtkImageData::GetData(inputVector[0], 0);
-  if (!image) {
-    vtkErrorMacro("Interface Metrics: the input is not image data");
+  vtkNonOverlappingAMR* amr = vtkNonOverlappingAMR::GetData(inputVector[0], 0);
+  if (!image && !amr) {
+    vtkErrorMacro("Interface Metrics: the input is neither image data nor a non-overlapping AMR dataset");
     return 0;
   }
-  // The scalar chosen, else (none chosen yet: no array name) the active scalars.
-  vtkDataArray* scalar = this->GetInputArrayToProcess(0, inputVector);
-  if (!scalar) scalar = image->GetPointData()->GetScalars();
-  if (!scalar || !scalar->GetName()) {
-    vtkErrorMacro("Interface Metrics: the input has no point scalar to measure");
+  // The scalar chosen (image data: a point array; AMR: a cell array), else (none chosen yet) the
+  // active scalars.
+  const std::string name = this->ScalarName(inputVector);
+  if (name.empty()) {
+    vtkErrorMacro("Interface Metrics: the input has no scalar to measure");
     return 0;
   }
   if (this->NextTime == 0) {
@@ -118,7 +246,7 @@ int vtkOctoflowInterfaceMetrics::RequestData(vtkInformation* request, vtkInforma
   }
   const double time = this->NextTime < this->InputTimes.size() ? this->InputTimes[this->NextTime] : 0.0;
   this->Times.push_back(time);
-  this->Rows.push_back(measure(image, scalar->GetName(), this->IsoValue));
+  this->Rows.push_back(image ? this->MeasureImage(image, name.c_str()) : this->MeasureAmr(amr, name.c_str()));
   // The next time step, if any: the pipeline runs this filter again before anything downstream.
   if (++this->NextTime < this->InputTimes.size()) {
     request->Set(vtkStreamingDemandDrivenPipeline::CONTINUE_EXECUTING(), 1);

@@ -1,17 +1,24 @@
 #ifndef vtkOctoflowInterfaceMetrics_h
 #define vtkOctoflowInterfaceMetrics_h
-// "Interface Metrics" in ParaView: the interface where a point scalar (default: the active scalars,
-// phi for octoflow's phase-field output) crosses an iso-value (default 0.5) on image data, measured
+// "Interface Metrics" in ParaView: the interface where a scalar (default: the active scalars, phi
+// for octoflow's phase-field output) crosses an iso-value (default 0.5) on image data (a point
+// array) or a non-overlapping AMR dataset (a cell array, as octoflow's octree output), measured
 // at every time step of the input: a table with a row a time step of the time, the interface's
 // area (its length in 2D), the volume (2D: area) where the scalar is at or above the iso-value and
 // its fraction of the domain, the tip position along x, y and z (the furthest interface point
 // along each axis, in the data's coordinates) and the tip velocities (their change since the
 // previous row over the time between them; NaN in the first row). Show it in a line chart view.
-// The measures come from the piecewise-linear field: the contour (area) and the clipped cells (volume).
+// The measures come from the piecewise-linear field: the contour (area) and the clipped cells
+// (volume); on AMR, of each block's cell centres inside the block's own cells (the blocks tile the
+// domain, so their measures add up).
 #include "octoflowSourcesModule.h"
 #include "vtkTableAlgorithm.h"
 
+#include <string>
 #include <vector>
+
+class vtkNonOverlappingAMR;
+class vtkImageData;
 
 class OCTOFLOWSOURCES_EXPORT vtkOctoflowInterfaceMetrics : public vtkTableAlgorithm {
 public:
@@ -38,6 +45,9 @@ protected:
 
 private:
   vtkOctoflowInterfaceMetrics(const vtkOctoflowInterfaceMetrics&) = delete;
+  Measures MeasureImage(vtkImageData* image, const char* scalar);
+  Measures MeasureAmr(vtkNonOverlappingAMR* amr, const char* scalar);
+  std::string ScalarName(vtkInformationVector** inputVector);
   void operator=(const vtkOctoflowInterfaceMetrics&) = delete;
 
   double IsoValue = 0.5;
