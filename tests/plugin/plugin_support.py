@@ -68,6 +68,21 @@ nucleus_radius = 5.0
 every = 30
 """
 
+# A 2D crystal growing for 1,200 steps, its fields and dendrite.csv every 300 (Interface Metrics).
+GROWING_CRYSTAL = """[case]
+name = "crystal"
+solver = "phasefield"
+steps = 1200
+[domain]
+size = [120, 120]
+[phasefield]
+nucleus_radius = 6.0
+[output]
+every = 300
+[diagnostics]
+every = 300
+"""
+
 # A 3D crystal (the rendered and GUI tests: its phi = 0.5 surface), checkpoints every 100 steps.
 CRYSTAL3D = """[case]
 name = "crystal"

@@ -14,7 +14,7 @@ from paraview.simple import LoadPlugin, PVDReader, TrivialProducer
 from vtkmodules.util.numpy_support import numpy_to_vtk
 from vtkmodules.vtkCommonDataModel import vtkDataSetAttributes, vtkImageData, vtkNonOverlappingAMR, vtkUniformGrid
 
-from plugin_support import check, finish, run_case
+from plugin_support import GROWING_CRYSTAL, check, finish, run_case
 
 plugin_path, program, scratch = sys.argv[1:4]
 LoadPlugin(plugin_path, ns=globals())
@@ -101,20 +101,7 @@ check(abs(table["fraction"][0] - table["volume"][0] / 64.0 ** 3) < 1e-9, "AMR fr
 check(abs(table["tip_x"][0] - 52.0) < 0.1, "AMR tip x %.3f, exact 52" % table["tip_x"][0])
 
 # 3. A growing crystal: the tip velocity over the run's series against its dendrite.csv.
-CRYSTAL = """[case]
-name = "crystal"
-solver = "phasefield"
-steps = 1200
-[domain]
-size = [120, 120]
-[phasefield]
-nucleus_radius = 6.0
-[output]
-every = 300
-[diagnostics]
-every = 300
-"""
-folder = run_case(program, "", scratch, "crystal", CRYSTAL)
+folder = run_case(program, "", scratch, "crystal", GROWING_CRYSTAL)
 series = PVDReader(registrationName="crystal", FileName=os.path.join(folder, "crystal.pvd"))
 table = table_of(InterfaceMetrics(registrationName="crystal_metrics", Input=series, Scalar=["POINTS", "phi"]))  # noqa: F821
 check(table["time"] == [0.0, 300.0, 600.0, 900.0, 1200.0], "the rows' times %s" % table["time"])
