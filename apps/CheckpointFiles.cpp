@@ -50,14 +50,20 @@ void deleteOlderCheckpoints(const std::string& directory, const std::string& nam
 void writeSeriesManifest(const std::string& directory, const std::string& name) {
   std::string json = "{\n  \"file-series-version\" : \"1.0\",\n  \"files\" : [\n";
   const std::vector<Index> steps = checkpointSteps(directory, name);
-  for (std::size_t n = 0; n < steps.size(); ++n) {
-    const std::string file = io::checkpointFileName(name, steps[n]);
-    const double time = io::readCheckpointHeader((std::filesystem::path(directory) / file).string()).header.time;
+  std::vector<std::string> entries;
+  for (const Index step : steps) {
+    const std::string file = io::checkpointFileName(name, step);
+    double time = 0.0;
+    try {
+      time = io::readCheckpointHeader((std::filesystem::path(directory) / file).string()).header.time;
+    } catch (const InputError&) {
+      continue;  // not a checkpoint of ours (damaged, another version): left out, the run goes on
+    }
     char entry[600];
-    std::snprintf(entry, sizeof entry, "    { \"name\" : \"%s\", \"time\" : %.17g }%s\n", file.c_str(), time,
-                  n + 1 < steps.size() ? "," : "");
-    json += entry;
+    std::snprintf(entry, sizeof entry, "    { \"name\" : \"%s\", \"time\" : %.17g }", file.c_str(), time);
+    entries.push_back(entry);
   }
+  for (std::size_t n = 0; n < entries.size(); ++n) json += entries[n] + (n + 1 < entries.size() ? ",\n" : "\n");
   json += "  ]\n}\n";
   io::writeFileAtomically((std::filesystem::path(directory) / (name + ".ckpt.series")).string(),
                           std::vector<unsigned char>(json.begin(), json.end()));
@@ -102,10 +108,12 @@ std::string writeCheckpoint(const io::CaseDescription& description, sim::Simulat
   const std::filesystem::path folder = directory;
   const std::string mainPath = (folder / io::checkpointFileName(name, header.step)).string();
   // The main file's records: the state's, the tracers', and the case for readers (the plugin).
+  // The case's first: readers of the header find it in the file's first kilobytes
+  // (io::readCheckpointHeader), whatever the size of the state's records.
   const auto mainRecords = [&] {
-    file.records = std::move(state.records);
+    file.records = caseRecords(description);
+    for (sim::StateRecord& record : state.records) file.records.push_back(std::move(record));
     for (sim::StateRecord& record : extracts.saveState()) file.records.push_back(std::move(record));
-    for (sim::StateRecord& record : caseRecords(description)) file.records.push_back(std::move(record));
   };
   if (ranks == 1) {
     mainRecords();

@@ -261,7 +261,7 @@ std::vector<unsigned char> encodeCheckpoint(const CheckpointFile& file) {
 namespace {
 
 // A file's contents from the first `size` of its `fileSize` bytes: all of it, CRC checked; or, with
-// `headerOnly`, the header and records from its beginning.
+// `headerOnly`, the header and the records that lie whole in those bytes.
 CheckpointFile decodeCheckpointParts(const unsigned char* data, std::size_t size, std::size_t fileSize,
                                      const std::string& source, bool headerOnly) {
   Source in(data, size, source);
@@ -308,8 +308,13 @@ CheckpointFile decodeCheckpointParts(const unsigned char* data, std::size_t size
   const std::uint32_t records = in.count("records");
   for (std::uint32_t n = 0; n < records; ++n) {
     sim::StateRecord record;
-    record.name = in.text("record name");
-    record.bytes = in.blob("record");
+    try {
+      record.name = in.text("record name");
+      record.bytes = in.blob("record");
+    } catch (const InputError&) {
+      if (headerOnly && size < fileSize) return file;  // the rest lies beyond the bytes read
+      throw;
+    }
     file.records.push_back(std::move(record));
   }
   if (headerOnly) return file;
@@ -356,20 +361,12 @@ CheckpointFile readCheckpointHeader(const std::string& path) {
   if (error) throw InputError(path, "", "cannot read the checkpoint: " + error.message());
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open checkpoint: " + std::string(std::strerror(errno)));
-  // The header and records (the case text: kilobytes) sit at the front: read 64 KiB, more if they
-  // run past it, up to the whole file, whose errors are then the file's own.
-  std::vector<unsigned char> bytes;
-  for (std::size_t prefix = std::min<std::size_t>(fileSize, 64u << 10);; prefix = std::min(fileSize, 8 * prefix)) {
-    const std::size_t had = bytes.size();
-    bytes.resize(prefix);
-    if (!in.read(reinterpret_cast<char*>(bytes.data() + had), static_cast<std::streamsize>(prefix - had)))
-      throw InputError(path, "", "cannot read checkpoint: " + std::string(std::strerror(errno)));
-    try {
-      return decodeCheckpointParts(bytes.data(), prefix, fileSize, path, true);
-    } catch (const InputError&) {
-      if (prefix == fileSize) throw;
-    }
-  }
+  // The header and the case's records (kilobytes) sit at the front: 64 KiB (the whole file when
+  // smaller, whose errors are then its own).
+  std::vector<unsigned char> bytes(std::min<std::size_t>(fileSize, 64u << 10));
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
+    throw InputError(path, "", "cannot read checkpoint: " + std::string(std::strerror(errno)));
+  return decodeCheckpointParts(bytes.data(), bytes.size(), fileSize, path, true);
 }
 
 void writeFileAtomically(const std::string& path, const std::function<void(std::FILE*, const std::string&)>& write) {

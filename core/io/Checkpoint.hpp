@@ -65,9 +65,10 @@ struct CheckpointFile {
 std::vector<unsigned char> encodeCheckpoint(const CheckpointFile& file);
 CheckpointFile decodeCheckpoint(const unsigned char* data, std::size_t size, const std::string& source);
 
-// The header and the records of a checkpoint file, without its arrays and pieces (time steps and
-// case of a series, for readers): only the file's beginning is read. Signature, byte order, version,
-// size and lengths are checked, not the CRC (a full read checks it). Defects are InputErrors.
+// The header of a checkpoint file and the records in its first 64 KiB (those a run writes first:
+// the case, docs/FORMATS.md), without its arrays and pieces: the time steps and case of a series,
+// for readers. Signature, byte order, version, size and lengths are checked, not the CRC (a full
+// read checks it). Defects are InputErrors.
 CheckpointFile readCheckpointHeader(const std::string& path);
 
 // Writes `bytes` to `path` complete or not at all (temporary name in the same folder, flush, rename):

@@ -121,11 +121,16 @@ every = 4
 """
 
 
-def run_case(program, mpiexec, scratch, name, text, ranks=1):
-    """Runs the case in scratch/<name>/ (ranks > 1: under mpiexec); returns its output folder."""
+def run_case(program, mpiexec, scratch, name, text, ranks=1, files=None):
+    """Runs the case in scratch/<name>/ (ranks > 1: under mpiexec), its output folder `out` holding
+    `files` ({path in out: text}) beforehand; returns the output folder."""
     folder = os.path.join(scratch, name)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
+    for path, content in (files or {}).items():
+        os.makedirs(os.path.dirname(os.path.join(folder, "out", path)), exist_ok=True)
+        with open(os.path.join(folder, "out", path), "w") as extra:
+            extra.write(content)
     with open(os.path.join(folder, "case.toml"), "w") as case:
         case.write(text.replace("[output]\n", '[output]\ndirectory = "out"\n'))
     command = [program, "run", "case.toml", "--backend", "cpu", "--quiet"]

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 from paraview.simple import LoadPlugin
 from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline
 from vtkmodules.vtkIOXML import vtkXMLImageDataReader, vtkXMLPolyDataReader
 
 from plugin_support import (CHANNEL, DENDRITE, OCTREE, arrays_of, check, finish, output_at, read_xml, run_case,
@@ -22,8 +23,12 @@ LoadPlugin(plugin_path, ns=globals())
 CHECKPOINTS = "[checkpoint]\nevery = %d\nkeep = 10\n"
 
 # 1. A 2D channel with a cylinder and tracers, one rank: every checkpoint against the run's files.
-channel = run_case(program, mpiexec, scratch, "channel", CHANNEL + CHECKPOINTS % 40)
-checkpoints = sorted(glob.glob(os.path.join(channel, "checkpoints", "channel_*.ckpt")))
+# A file in the checkpoint folder under a checkpoint's name that is none: the run goes on, the
+# manifest leaves it out.
+channel = run_case(program, mpiexec, scratch, "channel", CHANNEL + CHECKPOINTS % 40,
+                   files={"checkpoints/channel_00000999.ckpt": "not a checkpoint\n"})
+checkpoints = sorted(path for path in glob.glob(os.path.join(channel, "checkpoints", "channel_*.ckpt"))
+                     if not path.endswith("999.ckpt"))
 check(len(checkpoints) == 3, "three checkpoints, found %s" % checkpoints)
 reader = octoflowCheckpoint(registrationName="channel", FileNames=checkpoints)  # noqa: F821 (from the plugin)
 check(list(reader.TimestepValues) == [40.0, 80.0, 120.0], "time steps %s" % list(reader.TimestepValues))
@@ -46,6 +51,10 @@ for step in (40, 80, 120):
 manifest = os.path.join(channel, "checkpoints", "channel.ckpt.series")
 series = octoflowCheckpoint(registrationName="manifest", FileNames=[manifest])  # noqa: F821
 check(list(series.TimestepValues) == [40.0, 80.0, 120.0], "manifest time steps %s" % list(series.TimestepValues))
+# The tracers port has the series' time steps too.
+series.UpdatePipelineInformation()
+tracer_times = series.GetClientSideObject().GetOutputInformation(1).Get(vtkStreamingDemandDrivenPipeline.TIME_STEPS())
+check(tracer_times is not None and list(tracer_times) == [40.0, 80.0, 120.0], "tracers port time steps %s" % (tracer_times,))
 same_arrays("manifest step 80", arrays_of(output_at(series, 80.0).GetPointData()),
             arrays_of(read_xml(vtkXMLImageDataReader, step_file(channel, "channel", 80, "vti")).GetPointData()))
 
@@ -84,6 +93,21 @@ blocks = octoflowCheckpoint(registrationName="octree",  # noqa: F821
 check(list(blocks.TimestepValues) == [8.0], "octree time steps %s" % list(blocks.TimestepValues))
 amr = output_at(blocks, 8.0)
 same_blocks("octree step 8", amr, octree, step_file(octree, "octree_amr", 8, "vthb"))
+
+# Interface Metrics over a series with a damaged checkpoint in the middle: an error, no hang; a
+# series of good ones afterwards measures every time step.
+broken = os.path.join(channel, "checkpoints", "broken.ckpt.series")
+with open(broken, "w") as listing:
+    listing.write('{"file-series-version": "1.0", "files": [{"name": "channel_00000040.ckpt", "time": 40},'
+                  ' {"name": "channel_00000999.ckpt", "time": 50}, {"name": "channel_00000120.ckpt", "time": 120}]}')
+damaged = octoflowCheckpoint(registrationName="broken", FileNames=[broken])  # noqa: F821
+metrics = InterfaceMetrics(registrationName="broken_metrics", Input=damaged, Scalar=["POINTS", "density"],  # noqa: F821
+                           IsoValue=1.0)
+metrics.UpdatePipeline()  # returns (the error is reported), never loops
+good = InterfaceMetrics(registrationName="good_metrics", Input=reader, Scalar=["POINTS", "density"], IsoValue=1.0)  # noqa: F821
+good.UpdatePipeline()
+rows = good.GetClientSideObject().GetOutputDataObject(0).GetNumberOfRows()
+check(rows == 3, "Interface Metrics over the three checkpoints: %d rows" % rows)
 
 # 5. Not a checkpoint: an error, no output, no crash.
 bogus = os.path.join(scratch, "bogus.ckpt")

@@ -24,12 +24,14 @@ struct vtkOctoflowCaseSource::Internals {
   std::unique_ptr<of::io::CaseDescription> description;
   std::string simulationBackend;
   std::unique_ptr<of::sim::Simulation> simulation;  // null until the first update, and after Reset
+  bool updated = false;                             // an update has run on `simulation`
   std::vector<of::Index> steps;                     // the solver step of each time step offered
 
   const of::io::CaseDescription& caseOf(const char* file) {
     if (!file || !*file) throw of::InputError("octoflow Case", "CaseFile", "no case file given");
     if (!this->description || this->caseFile != file) {
       this->simulation.reset();
+      this->updated = false;
       this->description.reset();
       this->description = std::make_unique<of::io::CaseDescription>(of::io::loadCase(file));
       this->caseFile = file;
@@ -52,12 +54,16 @@ vtkOctoflowCaseSource::~vtkOctoflowCaseSource() {
 }
 
 void vtkOctoflowCaseSource::Reset() {
+  // The case is read again too: an edited case file takes effect.
   this->Internal->simulation.reset();
+  this->Internal->description.reset();
+  this->Internal->updated = false;
   this->Modified();
 }
 
 vtkIdType vtkOctoflowCaseSource::GetCurrentStep() {
-  return this->Internal->simulation ? static_cast<vtkIdType>(this->Internal->simulation->step()) : -1;
+  const Internals& internal = *this->Internal;
+  return internal.simulation && internal.updated ? static_cast<vtkIdType>(internal.simulation->step()) : -1;
 }
 
 int vtkOctoflowCaseSource::GetNumberOfPointArrays() { return this->PointArraySelection->GetNumberOfArrays(); }
@@ -147,6 +153,7 @@ int vtkOctoflowCaseSource::RequestData(vtkInformation*, vtkInformationVector**, 
     }
     of::sim::Simulation& simulation = *internal.simulation;
     simulation.advance(target - simulation.step());
+    internal.updated = true;
     of::plugin::fillGridOutput(simulation, of::plugin::selectedFields(this->PointArraySelection, simulation),
                                info->Get(vtkDataObject::DATA_OBJECT()), simulation.timeOf(target));
   } catch (const std::exception& error) {

@@ -30,7 +30,7 @@ public:
   // hundredth of its steps when it writes no fields).
   vtkSetClampMacro(StepsPerUpdate, int, 0, 1000000000);
   vtkGetMacro(StepsPerUpdate, int);
-  // Drops the running simulation: the next update starts from step 0.
+  // Drops the running simulation and reads the case file again: the next update starts from step 0.
   void Reset();
 
   // The solver's fields: which are output.
@@ -40,7 +40,7 @@ public:
   int GetPointArrayStatus(const char* name);
   void SetPointArrayStatus(const char* name, int status);
 
-  // The solver's step of the last output (-1 before the first).
+  // The solver's step of the last update (-1 before the first, and after Reset).
   vtkIdType GetCurrentStep();
 
 protected:

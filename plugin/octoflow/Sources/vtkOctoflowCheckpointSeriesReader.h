@@ -13,6 +13,9 @@ public:
 protected:
   vtkOctoflowCheckpointSeriesReader();
   ~vtkOctoflowCheckpointSeriesReader() override = default;
+  // The series' time steps, gathered on the grid port, on the tracers port as well.
+  int RequestInformation(vtkInformation* request, vtkInformationVector** inputVector,
+                         vtkInformationVector* outputVector) override;
 
 private:
   vtkOctoflowCheckpointSeriesReader(const vtkOctoflowCheckpointSeriesReader&) = delete;

@@ -6,6 +6,7 @@
 #include <vtkContourFilter.h>
 #include <vtkDataArray.h>
 #include <vtkDataSetAttributes.h>
+#include <vtkAlgorithmOutput.h>
 #include <vtkDoubleArray.h>
 #include <vtkFloatArray.h>
 #include <vtkImageData.h>
@@ -182,18 +183,21 @@ int vtkOctoflowInterfaceMetrics::FillInputPortInformation(int, vtkInformation* i
   return 1;
 }
 
-std::string vtkOctoflowInterfaceMetrics::ScalarName(vtkInformationVector** inputVector) {
-  if (vtkImageData* image = vtkImageData::GetData(inputVector[0], 0)) {
-    int association = vtkDataObject::FIELD_ASSOCIATION_POINTS;
-    vtkDataArray* chosen = this->GetInputArrayToProcess(0, inputVector, association);
-    if (!chosen) chosen = image->GetPointData()->GetScalars();
-    return chosen && chosen->GetName() ? chosen->GetName() : "";
+std::string vtkOctoflowInterfaceMetrics::ScalarName(vtkDataObject* data) {
+  // The array the Scalar property names (its association checked), else the active scalars.
+  vtkInformation* chosen = this->GetInputArrayInformation(0);
+  const char* named = chosen && chosen->Has(vtkDataObject::FIELD_NAME()) ? chosen->Get(vtkDataObject::FIELD_NAME()) : nullptr;
+  const int association = chosen && chosen->Has(vtkDataObject::FIELD_ASSOCIATION())
+                              ? chosen->Get(vtkDataObject::FIELD_ASSOCIATION())
+                              : vtkDataObject::FIELD_ASSOCIATION_POINTS;
+  if (vtkImageData* image = vtkImageData::SafeDownCast(data)) {
+    if (named && *named)
+      return association == vtkDataObject::FIELD_ASSOCIATION_POINTS && image->GetPointData()->GetArray(named) ? named : "";
+    vtkDataArray* scalars = image->GetPointData()->GetScalars();
+    return scalars && scalars->GetName() ? scalars->GetName() : "";
   }
-  // AMR: the array named by the property, else the first block's active cell scalars.
-  vtkInformation* property = this->GetInputArrayInformation(0);
-  if (property && property->Has(vtkDataObject::FIELD_NAME()) && *property->Get(vtkDataObject::FIELD_NAME()))
-    return property->Get(vtkDataObject::FIELD_NAME());
-  vtkNonOverlappingAMR* amr = vtkNonOverlappingAMR::GetData(inputVector[0], 0);
+  vtkNonOverlappingAMR* amr = vtkNonOverlappingAMR::SafeDownCast(data);
+  if (named && *named) return association == vtkDataObject::FIELD_ASSOCIATION_CELLS ? named : "";
   for (unsigned level = 0; amr && level < amr->GetNumberOfLevels(); ++level)
     for (unsigned index = 0; index < amr->GetNumberOfDataSets(level); ++index)
       if (vtkUniformGrid* block = amr->GetDataSet(level, index))
@@ -217,44 +221,31 @@ int vtkOctoflowInterfaceMetrics::RequestInformation(vtkInformation*, vtkInformat
   return 1;
 }
 
-int vtkOctoflowInterfaceMetrics::RequestUpdateExtent(vtkInformation*, vtkInformationVector** inputVector,
-                                                     vtkInformationVector*) {
-  vtkInformation* in = inputVector[0]->GetInformationObject(0);
-  if (this->NextTime < this->InputTimes.size())
-    in->Set(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP(), this->InputTimes[this->NextTime]);
-  return 1;
-}
-
-int vtkOctoflowInterfaceMetrics::RequestData(vtkInformation* request, vtkInformationVector** inputVector,
+int vtkOctoflowInterfaceMetrics::RequestData(vtkInformation*, vtkInformationVector** inputVector,
                                              vtkInformationVector* outputVector) {
-  vtkImageData* image = vtkImageData::GetData(inputVector[0], 0);
-  vtkNonOverlappingAMR* amr = vtkNonOverlappingAMR::GetData(inputVector[0], 0);
-  if (!image && !amr) {
-    vtkErrorMacro("Interface Metrics: the input is neither image data nor a non-overlapping AMR dataset");
-    return 0;
+  // A row a time step of the input: the input brought to each in turn. (Not the executive's
+  // CONTINUE_EXECUTING loop: when the input fails at a time step, that loop never ends.) Input
+  // without time steps: one row of the data at hand.
+  std::vector<double> times;
+  std::vector<Measures> rows;
+  vtkAlgorithm* upstream = this->GetNumberOfInputConnections(0) > 0 ? this->GetInputAlgorithm(0, 0) : nullptr;
+  if (this->InputTimes.empty() || !upstream) {
+    times.push_back(0.0);
+    rows.push_back(this->Measure(vtkDataObject::GetData(inputVector[0], 0)));
+  } else {
+    const int port = this->GetInputConnection(0, 0)->GetIndex();
+    auto* executive = vtkStreamingDemandDrivenPipeline::SafeDownCast(upstream->GetExecutive());
+    for (const double time : this->InputTimes) {
+      executive->UpdateInformation();
+      executive->GetOutputInformation(port)->Set(vtkStreamingDemandDrivenPipeline::UPDATE_TIME_STEP(), time);
+      if (!executive->Update(port)) {
+        vtkWarningMacro("Interface Metrics: the input failed at time " << time << ": its row is left out");
+        continue;
+      }
+      times.push_back(time);
+      rows.push_back(this->Measure(upstream->GetOutputDataObject(port)));
+    }
   }
-  // The scalar chosen (image data: a point array; AMR: a cell array), else (none chosen yet) the
-  // active scalars.
-  const std::string name = this->ScalarName(inputVector);
-  if (name.empty()) {
-    vtkErrorMacro("Interface Metrics: the input has no scalar to measure");
-    return 0;
-  }
-  if (this->NextTime == 0) {
-    this->Times.clear();
-    this->Rows.clear();
-  }
-  const double time = this->NextTime < this->InputTimes.size() ? this->InputTimes[this->NextTime] : 0.0;
-  this->Times.push_back(time);
-  this->Rows.push_back(image ? this->MeasureImage(image, name.c_str()) : this->MeasureAmr(amr, name.c_str()));
-  // The next time step, if any: the pipeline runs this filter again before anything downstream.
-  if (++this->NextTime < this->InputTimes.size()) {
-    request->Set(vtkStreamingDemandDrivenPipeline::CONTINUE_EXECUTING(), 1);
-    return 1;
-  }
-  request->Remove(vtkStreamingDemandDrivenPipeline::CONTINUE_EXECUTING());
-  this->NextTime = 0;
-
   vtkTable* table = vtkTable::GetData(outputVector, 0);
   table->Initialize();
   const char* names[] = {"time", "area", "volume", "fraction", "tip_x", "tip_y", "tip_z",
@@ -262,21 +253,39 @@ int vtkOctoflowInterfaceMetrics::RequestData(vtkInformation* request, vtkInforma
   vtkNew<vtkDoubleArray> columns[10];
   for (int c = 0; c < 10; ++c) {
     columns[c]->SetName(names[c]);
-    columns[c]->SetNumberOfTuples(static_cast<vtkIdType>(this->Rows.size()));
+    columns[c]->SetNumberOfTuples(static_cast<vtkIdType>(rows.size()));
     table->AddColumn(columns[c]);
   }
-  for (std::size_t r = 0; r < this->Rows.size(); ++r) {
-    const Measures& m = this->Rows[r];
-    const double values[7] = {this->Times[r], m.area, m.volume, m.fraction, m.tip[0], m.tip[1], m.tip[2]};
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const Measures& m = rows[r];
+    const double values[7] = {times[r], m.area, m.volume, m.fraction, m.tip[0], m.tip[1], m.tip[2]};
     for (int c = 0; c < 7; ++c) columns[c]->SetValue(static_cast<vtkIdType>(r), values[c]);
     for (int axis = 0; axis < 3; ++axis) {
       double velocity = std::numeric_limits<double>::quiet_NaN();
-      if (r > 0 && this->Times[r] > this->Times[r - 1])
-        velocity = (m.tip[axis] - this->Rows[r - 1].tip[axis]) / (this->Times[r] - this->Times[r - 1]);
+      if (r > 0 && times[r] > times[r - 1])
+        velocity = (m.tip[axis] - rows[r - 1].tip[axis]) / (times[r] - times[r - 1]);
       columns[7 + axis]->SetValue(static_cast<vtkIdType>(r), velocity);
     }
   }
   return 1;
+}
+
+vtkOctoflowInterfaceMetrics::Measures vtkOctoflowInterfaceMetrics::Measure(vtkDataObject* data) {
+  Measures nothing;
+  nothing.area = nothing.volume = nothing.fraction = std::numeric_limits<double>::quiet_NaN();
+  for (double& tip : nothing.tip) tip = std::numeric_limits<double>::quiet_NaN();
+  vtkImageData* image = vtkImageData::SafeDownCast(data);
+  vtkNonOverlappingAMR* amr = vtkNonOverlappingAMR::SafeDownCast(data);
+  if (!image && !amr) {
+    vtkWarningMacro("Interface Metrics: the input is neither image data nor a non-overlapping AMR dataset");
+    return nothing;
+  }
+  const std::string name = this->ScalarName(data);
+  if (name.empty()) {
+    vtkWarningMacro("Interface Metrics: the input has no scalar to measure (image data: a point array; AMR: a cell array)");
+    return nothing;
+  }
+  return image ? this->MeasureImage(image, name.c_str()) : this->MeasureAmr(amr, name.c_str());
 }
 
 void vtkOctoflowInterfaceMetrics::PrintSelf(ostream& os, vtkIndent indent) {

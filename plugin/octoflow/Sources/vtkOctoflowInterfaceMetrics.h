@@ -7,7 +7,8 @@
 // area (its length in 2D), the volume (2D: area) where the scalar is at or above the iso-value and
 // its fraction of the domain, the tip position along x, y and z (the furthest interface point
 // along each axis, in the data's coordinates) and the tip velocities (their change since the
-// previous row over the time between them; NaN in the first row). Show it in a line chart view.
+// previous row over the time between them; NaN in the first row). A time step where the input
+// fails is left out; one with nothing to measure gives NaN. Show it in a line chart view.
 // The measures come from the piecewise-linear field: the contour (area) and the clipped cells
 // (volume); on AMR, of each block's cell centres inside the block's own cells (the blocks tile the
 // domain, so their measures add up).
@@ -17,8 +18,9 @@
 #include <string>
 #include <vector>
 
-class vtkNonOverlappingAMR;
+class vtkDataObject;
 class vtkImageData;
+class vtkNonOverlappingAMR;
 
 class OCTOFLOWSOURCES_EXPORT vtkOctoflowInterfaceMetrics : public vtkTableAlgorithm {
 public:
@@ -40,22 +42,18 @@ protected:
   ~vtkOctoflowInterfaceMetrics() override = default;
   int FillInputPortInformation(int port, vtkInformation* info) override;
   int RequestInformation(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
-  int RequestUpdateExtent(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
 private:
   vtkOctoflowInterfaceMetrics(const vtkOctoflowInterfaceMetrics&) = delete;
   Measures MeasureImage(vtkImageData* image, const char* scalar);
   Measures MeasureAmr(vtkNonOverlappingAMR* amr, const char* scalar);
-  std::string ScalarName(vtkInformationVector** inputVector);
+  Measures Measure(vtkDataObject* data);  // NaN where there is nothing to measure
+  std::string ScalarName(vtkDataObject* data);
   void operator=(const vtkOctoflowInterfaceMetrics&) = delete;
 
   double IsoValue = 0.5;
-  // The input's time steps, the one being measured, and the rows measured so far.
-  std::vector<double> InputTimes;
-  std::size_t NextTime = 0;
-  std::vector<double> Times;
-  std::vector<Measures> Rows;
+  std::vector<double> InputTimes;  // the input's time steps (RequestInformation)
 };
 
 #endif
