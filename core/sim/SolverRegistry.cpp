@@ -2,6 +2,7 @@
 
 #include "amr/AmrLbmCase.hpp"
 #include "lbm/LbmCase.hpp"
+#include "ns/NsCase.hpp"
 #include "phasefield/PhaseFieldCase.hpp"
 
 namespace octoflow::sim {
@@ -14,6 +15,8 @@ const std::vector<SolverEntry>& solvers() {
        {"lbm", "units", "boundary", "obstacle", "forces", "amr"}, &amr::parseAmrLbmCase},
       {"phasefield", "phase-field dendritic solidification (Kobayashi model, pure Ni)", {"phasefield", "diagnostics"},
        &phasefield::parsePhaseFieldCase},
+      {"ns2d", "2D incompressible Navier-Stokes (SMAC, cubic semi-Lagrangian, multigrid; cylinder, cavity, Taylor-Green)",
+       {"ns", "diagnostics"}, &ns::parseNsCase},
   };
   return entries;
 }
