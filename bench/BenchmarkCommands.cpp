@@ -15,6 +15,8 @@ const std::vector<BenchmarkCommand>& benchmarkCommands() {
        &defineReliabilityBenchmark},
       {"amr", "octree LBM ms a step, MLUPS and the fraction of the copy roofline (the seed's Table 4 case)",
        &defineAmrBenchmark},
+      {"ns", "2D Navier-Stokes steps a second (cylinder, 1024 x 512), multigrid cycles a step, time shares of a step",
+       &defineNsBenchmark},
   };
   return commands;
 }

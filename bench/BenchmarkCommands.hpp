@@ -23,6 +23,7 @@ std::function<int()> defineLbmBenchmark(CLI::App& command);
 std::function<int()> defineIsosurfaceBenchmark(CLI::App& command);
 std::function<int()> defineInSituBenchmark(CLI::App& command);
 std::function<int()> definePhaseFieldBenchmark(CLI::App& command);
+std::function<int()> defineNsBenchmark(CLI::App& command);
 std::function<int()> defineReliabilityBenchmark(CLI::App& command);
 std::function<int()> defineAmrBenchmark(CLI::App& command);
 

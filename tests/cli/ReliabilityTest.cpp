@@ -213,6 +213,28 @@ every = 50
 )";
 }
 
+// A cylinder wake of the 2D Navier-Stokes solver, shedding from its perturbation: the outflow's
+// faces, the pressure and the Strouhal number's history go on across the restart.
+std::string cylinderCase(int steps) {
+  return "[case]\nname = \"wake\"\nsolver = \"ns2d\"\nsteps = " + std::to_string(steps) + R"(
+[domain]
+size = [64, 32]
+[ns]
+reynolds = 100
+size = [16.0, 8.0]
+cfl = 0.5
+[ns.cylinder]
+centre = [4.0, 4.0]
+diameter = 1.0
+[diagnostics]
+every = 5
+[output]
+every = 20
+[checkpoint]
+every = 20
+)";
+}
+
 // A quarter crystal of the Karma-Rappel model (PFHub benchmark 3's), with noise.
 std::string karmaRappelCase(int steps) {
   return "[case]\nname = \"quarter\"\nsolver = \"phasefield\"\nsteps = " + std::to_string(steps) + R"(
@@ -604,6 +626,14 @@ def catalyst_execute(info):
 #endif
 #endif
 
+// 3b. 2D Navier-Stokes --------------------------------------------------------------------------
+
+TEST_F(Reliability, NavierStokesRestartIsBitExactOnTheCpu) {
+  writeCase("wake.toml", cylinderCase(40));
+  expectRestartIsExact("wake.toml", "wake", 20, 40, "cpu");
+  EXPECT_EQ(csvRows(directory_ / "whole" / "forces.csv"), 8);
+}
+
 // 4. GPU ---------------------------------------------------------------------------------------
 
 TEST_F(Reliability, CudaRestartIsBitExact) {
@@ -612,6 +642,7 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
   writeCase("lid.toml", lidCase(60, "fp16"));
   writeCase("lid32.toml", replaced(lidCase(60, "fp32"), "name = \"lid\"", "name = \"lid32\""));
   writeCase("crystal.toml", kobayashiCase(200));
+  writeCase("wake.toml", cylinderCase(40));
   writeCase("octree.toml", amrCase(20));
   // The octree across regrids (the checkpoint of step 10 holds a regridded octree).
   writeCase("regrid.toml", replaced(amrRegridCase(20), "name = \"octree\"", "name = \"regrid\""));
@@ -623,6 +654,7 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
                {"lid.toml", "lid", 30, 60},
                {"lid32.toml", "lid32", 30, 60},
                {"crystal.toml", "crystal", 100, 200},
+               {"wake.toml", "wake", 20, 40},
                {"octree.toml", "octree", 10, 20},
                {"regrid.toml", "regrid", 10, 20}};
   for (const auto& c : cases) {
