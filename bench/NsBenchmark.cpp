@@ -23,6 +23,7 @@ struct NsFlags {
   std::string backend = "auto", size = "1024x512", precision = "fp32";
   double reynolds = 3000.0;
   long long steps = 0, warmup = 200;
+  int blockCells = -1;
   bool json = false;
 };
 
@@ -44,7 +45,9 @@ int runNsBenchmark(const NsFlags& flags) {
                 nx, ny, flags.reynolds, length, height, flags.precision.c_str(), length / 4.0, height / 2.0, height / 16.0);
   const io::CaseDescription d = io::parseCase(text, "bench ns");
   const auto& nsCase = dynamic_cast<const ns::NsCase&>(*d.solverCase);
-  const std::unique_ptr<ns::NsEngine> engine = ns::makeNsEngine(nsCase.config, backend);
+  ns::NsConfig config = nsCase.config;
+  if (flags.blockCells >= 0) config.multigrid.blockCells = flags.blockCells;
+  const std::unique_ptr<ns::NsEngine> engine = ns::makeNsEngine(config, backend);
   engine->initialize();
   engine->advance(flags.warmup);  // past the impulsive start, whose first steps take more cycles
   engine->takeCycleCounts();
@@ -85,8 +88,9 @@ int runNsBenchmark(const NsFlags& flags) {
                 last.convergenceFactor(), total, sharesJson.c_str());
     return 0;
   }
-  std::printf("ns2d %dx%d cylinder Re %g, %s, on %s (%s): %lld steps in %.3f s\n", nx, ny, flags.reynolds,
-              flags.precision.c_str(), exec::backendName(backend), device.c_str(), timed.steps, timed.seconds);
+  std::printf("ns2d %dx%d cylinder Re %g, %s, on %s (%s), V-cycle levels of <= %d cells in one block: %lld steps in %.3f s\n",
+              nx, ny, flags.reynolds, flags.precision.c_str(), exec::backendName(backend), device.c_str(),
+              config.multigrid.blockCells, timed.steps, timed.seconds);
   std::printf("  %.1f steps/s (%.1f us a step), %.1f MLUPS\n", stepsPerSecond, 1e6 / stepsPerSecond, mlups);
   std::printf("  multigrid: %.2f V-cycles a step to %g of the first residual; the last step's factor a cycle %.4f\n",
               cyclesPerStep, nsCase.config.multigrid.tolerance, last.convergenceFactor());
@@ -105,6 +109,8 @@ std::function<int()> defineNsBenchmark(CLI::App& command) {
   command.add_option("--reynolds", flags->reynolds, "Reynolds number of the cylinder (default 3000)");
   command.add_option("--precision", flags->precision, "fp32 | fp64");
   command.add_option("--backend", flags->backend, "auto | cuda | cpu");
+  command.add_option("--block-cells", flags->blockCells,
+                     "Levels of at most this many cells run their part of a V-cycle in one GPU block (default 4096)");
   command.add_flag("--json", flags->json, "One JSON object instead of text");
   return [flags] { return runNsBenchmark(*flags); };
 }

@@ -26,6 +26,9 @@ std::vector<std::array<int, 2>> multigridLevels(const NsConfig& config) {
   while (static_cast<int>(levels.size()) < most) {
     const auto [nx, ny] = levels.back();
     if (nx % 2 != 0 || ny % 2 != 0 || nx < 4 || ny < 4) break;
+    // A periodic axis of an odd number of cells has no red-black colouring (the cells either side
+    // of the seam would share a colour): such axes stay even.
+    if ((config.geometry.periodic(0) && (nx / 2) % 2 != 0) || (config.geometry.periodic(1) && (ny / 2) % 2 != 0)) break;
     levels.push_back({nx / 2, ny / 2});
   }
   return levels;

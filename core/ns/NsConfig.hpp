@@ -41,8 +41,8 @@ struct NsConfig {
   Precision precision = Precision::Fp32;
 };
 
-// The sizes of the multigrid's levels: halved while both sides are even, at least 2 cells and the
-// settings allow.
+// The sizes of the multigrid's levels: halved while both sides are even (and stay even along a
+// periodic axis), at least 2 cells, and the settings allow.
 std::vector<std::array<int, 2>> multigridLevels(const NsConfig& config);
 // The fraction of the square of side h around (x, y) that the cylinder covers (0 without one):
 // from the signed distance, linear over one cell.

@@ -115,9 +115,10 @@ public:
 
   void centreFields(float* velocity, float* pressure, float* vorticity) override {
     fillGhosts(u_.data(), v_.data());
+    Backend::sum(queues_.compute, g_.nx, g_.ny, CellValue<Real>{g_.nx, p_.data()}, sums_.data() + 6, scratch());
     queues_.compute.parallelFor3(Extent{g_.nx, g_.ny, 1},
                                  CentreFields<Real>{g_, static_cast<Real>(1.0 / config_.h), u_.data(), v_.data(),
-                                                    p_.data(), velocity, pressure, vorticity});
+                                                    p_.data(), sums_.data() + 6, velocity, pressure, vorticity});
     queues_.compute.synchronize();
   }
 
@@ -234,7 +235,7 @@ private:
     mark("advection along y, diffusion, pressure gradient, obstacle");
     ex.parallelFor3(Extent{g_.nx, g_.ny, 1}, Divergence<Real>{g_, static_cast<Real>(config_.h / config_.dt), uStar_.data(),
                                                              vStar_.data(), levels_.level[0]});
-    Backend::sum(ex, g_.nx, g_.ny, RhsValue<Real>{levels_.level[0]}, sums_.data() + 3, scratch());
+    Backend::sum(ex, g_.nx, g_.ny, CellValue<Real>{g_.nx, levels_.level[0].rhs}, sums_.data() + 3, scratch());
     ex.parallelFor3(Extent{g_.nx, g_.ny, 1}, RemoveMean<Real>{levels_.level[0], sums_.data() + 3});
     report_ = PoissonReport{};
     report_.initialResidual = report_.finalResidual = residualNorm();

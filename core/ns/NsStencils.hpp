@@ -330,9 +330,10 @@ struct Divergence {
 // The outflow's balance makes it so up to rounding; the rounding's mean is taken out, else it
 // would stay in the residual whatever the cycles do.
 template <class Real>
-struct RhsValue {
-  Level<Real> level;
-  OCTO_HD double operator()(Index i, Index j) const { return static_cast<double>(level.rhs[j * level.nx + i]); }
+struct CellValue {  // of a compact nx x ny array
+  int nx;
+  const Real* values;
+  OCTO_HD double operator()(Index i, Index j) const { return static_cast<double>(values[j * nx + i]); }
 };
 template <class Real>
 struct RemoveMean {
@@ -461,8 +462,9 @@ OCTO_HD void vCycleFrom(Team& team, const LevelSet<Real>& levels, int first, con
   }
 }
 
-// The fields at the cell centres (the output grid's nodes): velocity (xyz, z = 0), pressure and
-// the vorticity dv/dx - du/dy (the mean of the four corner values around the centre).
+// The fields at the cell centres (the output grid's nodes): velocity (xyz, z = 0), pressure (less
+// its mean over the domain: the equations fix it up to a constant) and the vorticity dv/dx - du/dy
+// (the mean of the four corner values around the centre).
 template <class Real>
 struct CentreFields {
   Geometry g;
@@ -470,6 +472,7 @@ struct CentreFields {
   const Real* u;  // ghosts filled
   const Real* v;
   const Real* p;
+  const double* pressureSum;  // of p over the cells
   float* velocity;  // null: not wanted
   float* pressure;
   float* vorticity;
@@ -483,7 +486,8 @@ struct CentreFields {
       velocity[3 * cell + 1] = static_cast<float>(Real(0.5) * (v[g.at(i, j)] + v[g.at(i, j + 1)]));
       velocity[3 * cell + 2] = 0.0f;
     }
-    if (pressure) pressure[cell] = static_cast<float>(p[cell]);
+    if (pressure)
+      pressure[cell] = static_cast<float>(static_cast<double>(p[cell]) - *pressureSum / (static_cast<double>(g.nx) * g.ny));
     if (vorticity)
       vorticity[cell] = static_cast<float>(Real(0.25) * inverseH *
                                            ((cornerVorticity(i, j) + cornerVorticity(i + 1, j)) +
