@@ -110,7 +110,7 @@ std::function<int()> defineNsBenchmark(CLI::App& command) {
   command.add_option("--precision", flags->precision, "fp32 | fp64");
   command.add_option("--backend", flags->backend, "auto | cuda | cpu");
   command.add_option("--block-cells", flags->blockCells,
-                     "Levels of at most this many cells run their part of a V-cycle in one GPU block (default 4096)");
+                     "Levels of at most this many cells run their part of a V-cycle in one GPU block (default 16384)");
   command.add_flag("--json", flags->json, "One JSON object instead of text");
   return [flags] { return runNsBenchmark(*flags); };
 }
