@@ -57,9 +57,10 @@ struct PoissonReport {
 };
 
 // The staggered fields of a checkpoint: u ((nx + 1) x ny), v (nx x (ny + 1)), p (nx x ny), raw
-// values of the solver's precision.
+// values of the solver's precision; and the V-cycles the next step starts with.
 struct NsStateArrays {
   std::vector<unsigned char> u, v, p;
+  int plannedCycles = 1;
 };
 
 class NsEngine {

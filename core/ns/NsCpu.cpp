@@ -33,6 +33,15 @@ struct NsBackend<exec::CpuQueues> {
     void barrier() {}
   };
 
+  // The CPU runs queued work at once: nothing to record.
+  struct Graphs {
+    explicit Graphs(exec::CpuQueues&) {}
+  };
+  template <class F>
+  static void replay(Graphs&, const exec::CpuExecutor&, int, const F& queueWork) {
+    queueWork();
+  }
+
   template <class Real>
   static void coarseCycle(const exec::CpuExecutor&, const LevelSet<Real>& levels, int first, const CycleShape& shape) {
     SerialTeam team;

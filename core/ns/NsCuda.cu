@@ -4,6 +4,8 @@
 // of a level separated by __syncthreads (their arrays stay in the SM's L1 and the L2).
 #include <cuda_runtime.h>
 
+#include <map>
+
 #include "exec/cuda/CudaCheck.hpp"
 #include "exec/cuda/CudaExecutor.cuh"
 #include "ns/NsEngine.hpp"
@@ -72,6 +74,44 @@ struct NsBackend<exec::CudaQueues> {
     OCTO_CUDA_CHECK(cudaGetLastError());
     addBlockSums<<<1, kSumThreads, 0, executor.stream>>>(scratch, result);
     OCTO_CUDA_CHECK(cudaGetLastError());
+  }
+
+  // A step's work up to the projection, captured once per cycle count and replayed as a CUDA
+  // graph: a hundred small launches cost more than their work at the seed's size. Capture needs a
+  // stream of its own (not the legacy default stream); a blocking one, so that the copies and
+  // kernels of the default stream (fields, initialisation) stay in order with it.
+  struct Graphs {
+    exec::CudaExecutor& executor;
+    cudaStream_t own = nullptr;
+    std::map<int, cudaGraphExec_t> launches;
+    explicit Graphs(exec::CudaQueues& queues) : executor(queues.compute) {
+      OCTO_CUDA_CHECK(cudaStreamCreate(&own));
+      executor.stream = own;
+    }
+    ~Graphs() {
+      cudaStreamSynchronize(own);
+      for (auto& entry : launches) cudaGraphExecDestroy(entry.second);
+      executor.stream = nullptr;
+      cudaStreamDestroy(own);
+    }
+    Graphs(const Graphs&) = delete;
+    Graphs& operator=(const Graphs&) = delete;
+  };
+  template <class F>
+  static void replay(Graphs& graphs, const exec::CudaExecutor& executor, int key, const F& queueWork) {
+    auto found = graphs.launches.find(key);
+    if (found == graphs.launches.end()) {
+      cudaGraph_t graph = nullptr;
+      OCTO_CUDA_CHECK(cudaStreamBeginCapture(executor.stream, cudaStreamCaptureModeThreadLocal));
+      queueWork();
+      OCTO_CUDA_CHECK(cudaStreamEndCapture(executor.stream, &graph));
+      cudaGraphExec_t launch = nullptr;
+      const cudaError_t instantiated = cudaGraphInstantiate(&launch, graph, 0);
+      cudaGraphDestroy(graph);
+      OCTO_CUDA_CHECK(instantiated);
+      found = graphs.launches.emplace(key, launch).first;
+    }
+    OCTO_CUDA_CHECK(cudaGraphLaunch(found->second, executor.stream));
   }
 
   template <class Real>

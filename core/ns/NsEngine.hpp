@@ -65,7 +65,8 @@ public:
     }
     shape_ = config_.multigrid.shape;
     if (shape_.coarsestSweeps == 0) shape_.coarsestSweeps = 2 * (sizes.back()[0] + sizes.back()[1]) + 8;
-    sums_ = exec::Buffer<double>(space, kSumSlots + std::max<std::size_t>(static_cast<std::size_t>(g_.ny) + 1, 1024));
+    sums_ = exec::Buffer<double>(space, kSumSlots + static_cast<std::size_t>(config_.multigrid.maxCycles) + 1 +
+                                            std::max<std::size_t>(static_cast<std::size_t>(g_.ny) + 1, 1024));
   }
 
   void initialize() override {
@@ -154,6 +155,7 @@ public:
     state.v = ownValues(v_, kV);
     state.p.resize(p_.bytes());
     p_.copyTo(reinterpret_cast<Real*>(state.p.data()), p_.size());
+    state.plannedCycles = plannedCycles_;
     return state;
   }
 
@@ -169,6 +171,7 @@ public:
       (c == kU ? u_ : v_).copyFrom(host.data(), padded);
     }
     p_.copyFrom(reinterpret_cast<const Real*>(state.p.data()), p_.size());
+    plannedCycles_ = state.plannedCycles;
     step_ = step;
   }
 
@@ -178,7 +181,8 @@ public:
 private:
   static constexpr std::size_t kSumSlots = 8;
 
-  double* scratch() { return sums_.data() + kSumSlots; }
+  double* norms() { return sums_.data() + kSumSlots; }  // maxCycles + 1 squared residual norms
+  double* scratch() { return norms() + config_.multigrid.maxCycles + 1; }
   double readSum(int slot) {
     double value = 0.0;
     exec::copyBytes(&value, sums_.data() + slot, sizeof value);
@@ -191,12 +195,6 @@ private:
   void mark(const char* what) {
     if (timeline_.mark(what, false)) queues_.markTimeline(false);
   }
-  double residualNorm() {
-    Backend::sum(queues_.compute, levels_.level[0].nx, levels_.level[0].ny, SquaredResidual<Real>{levels_.level[0]},
-                 sums_.data() + 2, scratch());
-    return std::sqrt(readSum(2));
-  }
-
   void vCycle() {
     detail::QueueTeam<decltype(queues_.compute)> team{queues_.compute};
     const Real omega = static_cast<Real>(shape_.omega);
@@ -212,9 +210,10 @@ private:
     }
   }
 
-  void stepOnce() {
-    if (timeline_.begin(step_)) queues_.startTimeline();
-    mark("start");
+  // Queues a step up to the projection: the boundary faces, the predictor, the pressure
+  // equation's right-hand side and `cycles` V-cycles, each cycle's residual norm (squared) in the
+  // norm slots (slot 0: the right-hand side's). The same work every step: CUDA replays it as a graph.
+  void queuePredictorAndCycles(int cycles) {
     const auto& ex = queues_.compute;
     const Real courant = static_cast<Real>(config_.dt / config_.h);
     if (g_.side[kEast] == SideKind::Outflow) {
@@ -237,18 +236,53 @@ private:
                                                              vStar_.data(), levels_.level[0]});
     Backend::sum(ex, g_.nx, g_.ny, CellValue<Real>{g_.nx, levels_.level[0].rhs}, sums_.data() + 3, scratch());
     ex.parallelFor3(Extent{g_.nx, g_.ny, 1}, RemoveMean<Real>{levels_.level[0], sums_.data() + 3});
+    queueResidualNorm(0);
+    for (int cycle = 1; cycle <= cycles; ++cycle) {
+      vCycle();
+      queueResidualNorm(cycle);
+    }
+  }
+  void queueResidualNorm(int slot) {
+    Backend::sum(queues_.compute, levels_.level[0].nx, levels_.level[0].ny, SquaredResidual<Real>{levels_.level[0]},
+                 norms() + slot, scratch());
+  }
+
+  // Each step runs the cycles the last one needed (at least one) without looking, then more, one
+  // by one, until the residual is within tolerance: every step meets it, and the host waits for
+  // the GPU once a step (not once a cycle). Both backends follow the same rule.
+  void stepOnce() {
+    const bool recording = timeline_.begin(step_);
+    if (recording) queues_.startTimeline();
+    mark("start");
+    const int planned = std::clamp(plannedCycles_, 1, config_.multigrid.maxCycles);
+    if (recording)
+      queuePredictorAndCycles(planned);  // with the timeline's marks between the phases
+    else
+      Backend::replay(graphs_, queues_.compute, planned, [&] { queuePredictorAndCycles(planned); });
+    std::vector<double> squares(static_cast<std::size_t>(planned) + 1);
+    exec::copyBytes(squares.data(), norms(), squares.size() * sizeof(double));
     report_ = PoissonReport{};
-    report_.initialResidual = report_.finalResidual = residualNorm();
+    report_.initialResidual = std::sqrt(squares[0]);
     const double target = config_.multigrid.tolerance * report_.initialResidual;
+    int needed = -1;
+    for (int cycle = 1; cycle <= planned && needed < 0; ++cycle)
+      if (std::sqrt(squares[static_cast<std::size_t>(cycle)]) <= target) needed = cycle;
+    report_.cycles = planned;
+    report_.finalResidual = std::sqrt(squares.back());
     while (report_.finalResidual > target && report_.cycles < config_.multigrid.maxCycles) {
       vCycle();
+      queueResidualNorm(0);
       ++report_.cycles;
-      report_.finalResidual = residualNorm();
+      double square = 0.0;
+      exec::copyBytes(&square, norms(), sizeof square);
+      report_.finalResidual = std::sqrt(square);
     }
+    plannedCycles_ = needed > 0 ? needed : report_.cycles;
     cycleCounts_.push_back(report_.cycles);
     mark("pressure (multigrid)");
-    ex.parallelFor3(points, Project<Real>{g_, courant, uStar_.data(), vStar_.data(), levels_.level[0].phi, u_.data(),
-                                          v_.data(), p_.data()});
+    queues_.compute.parallelFor3(Extent{g_.nx + 1, g_.ny + 1, 1},
+                                 Project<Real>{g_, static_cast<Real>(config_.dt / config_.h), uStar_.data(), vStar_.data(),
+                                               levels_.level[0].phi, u_.data(), v_.data(), p_.data()});
     mark("projection");
     ++step_;
     if (timeline_.recording()) timeline_.end(queues_.stopTimeline());
@@ -290,6 +324,7 @@ private:
   NsConfig config_;
   Geometry g_;
   Queues queues_;
+  typename Backend::Graphs graphs_{queues_};  // after queues_: it may give them a stream of its own
   exec::Buffer<Real> u_, v_, uX_, vX_, uStar_, vStar_, p_;
   exec::Buffer<Real> chiU_, chiV_, forceU_, forceV_;  // with an obstacle
   std::vector<exec::Buffer<Real>> phi_, rhs_;
@@ -300,6 +335,7 @@ private:
   int forceBox_[2][4] = {};    // per component: first i, first j, width, height of the points with chi > 0
   PoissonReport report_;
   std::vector<int> cycleCounts_;
+  int plannedCycles_ = 1;  // the cycles the last step needed
   sim::StepTimeline timeline_;
   Index step_ = 0;
 };

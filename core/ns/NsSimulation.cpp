@@ -86,6 +86,7 @@ public:
     state.arrays.push_back({"p", 1, bytes, NodeBox{{0, 0, 0}, Extent{nx, ny, 1}}, arrays.p});
     const double history[4] = {lastTime_, lastLift_, lastCrossing_, strouhal_};
     state.records.push_back(sim::makeRecord("forces_history", history, 4));
+    state.records.push_back(sim::makeRecord("multigrid_plan", &arrays.plannedCycles, 1));
     return state;
   }
   void restoreState(const sim::StateSource& source) override {
@@ -104,6 +105,10 @@ public:
     lastLift_ = history[1];
     lastCrossing_ = history[2];
     strouhal_ = history[3];
+    arrays.plannedCycles = source.values<int>("multigrid_plan", 1)[0];
+    if (arrays.plannedCycles < 1 || arrays.plannedCycles > case_.config.multigrid.maxCycles)
+      throw InputError("checkpoint", "multigrid_plan", "holds " + std::to_string(arrays.plannedCycles) +
+                                                           " V-cycles, expected 1 to ns.multigrid.max_cycles");
     engine_->restoreState(arrays, source.step());
   }
 
