@@ -1,7 +1,8 @@
 #pragma once
 // The 2D Navier-Stokes step on one backend (docs/NS.md), written once over the execution queues:
 // NsCpu.cpp instantiates it with the CPU's, NsCuda.cu with CUDA's, each after defining
-// NsBackend<Queues> (a deterministic sum, and the V-cycle's part below `blockCells` in one go).
+// NsBackend<Queues> (a deterministic sum; a level's way down and up of a V-cycle; the V-cycle's
+// part below `blockCells` in one go; graphs of queued work).
 //
 // A step (SMAC): the outflow faces advance and are balanced against the inflow; ghosts; the
 // advection along x; ghosts; the predictor (advection along y, diffusion, grad p of step n, the
@@ -196,18 +197,12 @@ private:
     if (timeline_.mark(what, false)) queues_.markTimeline(false);
   }
   void vCycle() {
-    detail::QueueTeam<decltype(queues_.compute)> team{queues_.compute};
     const Real omega = static_cast<Real>(shape_.omega);
-    for (int l = 0; l < blockFirst_; ++l) {
-      smooth(team, levels_.level[l], shape_.preSmoothing, omega);
-      team.forEach(levels_.level[l + 1].nx, levels_.level[l + 1].ny,
-                   RestrictResidual<Real>{levels_.level[l], levels_.level[l + 1]});
-    }
+    for (int l = 0; l < blockFirst_; ++l)
+      Backend::smoothThenRestrict(queues_.compute, levels_.level[l], levels_.level[l + 1], shape_.preSmoothing, omega);
     Backend::coarseCycle(queues_.compute, levels_, blockFirst_, shape_);
-    for (int l = blockFirst_ - 1; l >= 0; --l) {
-      team.forEach(levels_.level[l].nx, levels_.level[l].ny, ProlongCorrection<Real>{levels_.level[l], levels_.level[l + 1]});
-      smooth(team, levels_.level[l], shape_.postSmoothing, omega);
-    }
+    for (int l = blockFirst_ - 1; l >= 0; --l)
+      Backend::prolongThenSmooth(queues_.compute, levels_.level[l], levels_.level[l + 1], shape_.postSmoothing, omega);
   }
 
   // Queues a step up to the projection: the boundary faces, the predictor, the pressure

@@ -376,16 +376,17 @@ struct RestrictResidual {
 template <class Real>
 struct ProlongCorrection {
   Level<Real> fine, coarse;
-  OCTO_HD void operator()(Index ii, Index jj, Index) const {
-    const int i = static_cast<int>(ii), j = static_cast<int>(jj);
+  OCTO_HD Real correction(int i, int j) const {
     const int ci = i >> 1, cj = j >> 1;
     const int ni = coarse.neighbour(ci + ((i & 1) ? 1 : -1), coarse.nx, coarse.periodicX);
     const int nj = coarse.neighbour(cj + ((j & 1) ? 1 : -1), coarse.ny, coarse.periodicY);
     const Real* c = coarse.phi;
     const int cx = coarse.nx;
-    const Real value = (Real(9) * c[cj * cx + ci] + Real(3) * (c[cj * cx + ni] + c[nj * cx + ci]) + c[nj * cx + ni]) *
-                       Real(0.0625);
-    fine.phi[j * fine.nx + i] += value;
+    return (Real(9) * c[cj * cx + ci] + Real(3) * (c[cj * cx + ni] + c[nj * cx + ci]) + c[nj * cx + ni]) * Real(0.0625);
+  }
+  OCTO_HD void operator()(Index ii, Index jj, Index) const {
+    const int i = static_cast<int>(ii), j = static_cast<int>(jj);
+    fine.phi[j * fine.nx + i] += correction(i, j);
   }
 };
 
@@ -443,23 +444,34 @@ struct CycleShape {
   double coarsestOmega = 1.5;
 };
 
+// A level's way down (pre-smoothing, then the coarse level's right-hand side from its residuals)
+// and up (the coarse correction added, then post-smoothing).
+OCTO_TEAM_FUNCTION
+template <class Real, class Team>
+OCTO_HD void smoothThenRestrict(Team& team, const Level<Real>& fine, const Level<Real>& coarse, int sweeps, Real omega) {
+  smooth(team, fine, sweeps, omega);
+  team.forEach(coarse.nx, coarse.ny, RestrictResidual<Real>{fine, coarse});
+  team.barrier();
+}
+OCTO_TEAM_FUNCTION
+template <class Real, class Team>
+OCTO_HD void prolongThenSmooth(Team& team, const Level<Real>& fine, const Level<Real>& coarse, int sweeps, Real omega) {
+  team.forEach(fine.nx, fine.ny, ProlongCorrection<Real>{fine, coarse});
+  team.barrier();
+  smooth(team, fine, sweeps, omega);
+}
+
 // The V-cycle from level `first` down to the coarsest.
 OCTO_TEAM_FUNCTION
 template <class Real, class Team>
 OCTO_HD void vCycleFrom(Team& team, const LevelSet<Real>& levels, int first, const CycleShape& shape) {
   const int last = levels.count - 1;
   const Real omega = static_cast<Real>(shape.omega);
-  for (int l = first; l < last; ++l) {
-    smooth(team, levels.level[l], shape.preSmoothing, omega);
-    team.forEach(levels.level[l + 1].nx, levels.level[l + 1].ny, RestrictResidual<Real>{levels.level[l], levels.level[l + 1]});
-    team.barrier();
-  }
+  for (int l = first; l < last; ++l)
+    smoothThenRestrict(team, levels.level[l], levels.level[l + 1], shape.preSmoothing, omega);
   smooth(team, levels.level[last], shape.coarsestSweeps, static_cast<Real>(shape.coarsestOmega));
-  for (int l = last - 1; l >= first; --l) {
-    team.forEach(levels.level[l].nx, levels.level[l].ny, ProlongCorrection<Real>{levels.level[l], levels.level[l + 1]});
-    team.barrier();
-    smooth(team, levels.level[l], shape.postSmoothing, omega);
-  }
+  for (int l = last - 1; l >= first; --l)
+    prolongThenSmooth(team, levels.level[l], levels.level[l + 1], shape.postSmoothing, omega);
 }
 
 // The fields at the cell centres (the output grid's nodes): velocity (xyz, z = 0), pressure (less
