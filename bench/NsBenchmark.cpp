@@ -24,6 +24,8 @@ struct NsFlags {
   double reynolds = 3000.0;
   long long steps = 0, warmup = 200;
   int blockCells = -1;
+  std::string smoothing;  // "PRE,POST" sweeps (default: the case's)
+  double omega = 0.0;
   bool json = false;
 };
 
@@ -47,6 +49,17 @@ int runNsBenchmark(const NsFlags& flags) {
   const auto& nsCase = dynamic_cast<const ns::NsCase&>(*d.solverCase);
   ns::NsConfig config = nsCase.config;
   if (flags.blockCells >= 0) config.multigrid.blockCells = flags.blockCells;
+  if (!flags.smoothing.empty()) {
+    int pre = 0, post = 0;
+    if (std::sscanf(flags.smoothing.c_str(), "%d,%d%c", &pre, &post, &rest) != 2 || pre < 1 || post < 1)
+      throw InputError("--smoothing", "", "expected PRE,POST sweeps (such as 2,1), got \"" + flags.smoothing + "\"");
+    config.multigrid.shape.preSmoothing = pre;
+    config.multigrid.shape.postSmoothing = post;
+  }
+  if (flags.omega != 0.0) {
+    if (!(flags.omega > 0.0 && flags.omega < 2.0)) throw InputError("--omega", "", "expected a relaxation factor in (0, 2)");
+    config.multigrid.shape.omega = flags.omega;
+  }
   const std::unique_ptr<ns::NsEngine> engine = ns::makeNsEngine(config, backend);
   engine->initialize();
   engine->advance(flags.warmup);  // past the impulsive start, whose first steps take more cycles
@@ -88,8 +101,10 @@ int runNsBenchmark(const NsFlags& flags) {
                 last.convergenceFactor(), total, sharesJson.c_str());
     return 0;
   }
-  std::printf("ns2d %dx%d cylinder Re %g, %s, on %s (%s), V-cycle levels of <= %d cells in one block: %lld steps in %.3f s\n",
+  std::printf("ns2d %dx%d cylinder Re %g, %s, on %s (%s), smoothing %d,%d omega %.3g, levels of <= %d cells in one "
+              "block: %lld steps in %.3f s\n",
               nx, ny, flags.reynolds, flags.precision.c_str(), exec::backendName(backend), device.c_str(),
+              config.multigrid.shape.preSmoothing, config.multigrid.shape.postSmoothing, config.multigrid.shape.omega,
               config.multigrid.blockCells, timed.steps, timed.seconds);
   std::printf("  %.1f steps/s (%.1f us a step), %.1f MLUPS\n", stepsPerSecond, 1e6 / stepsPerSecond, mlups);
   std::printf("  multigrid: %.2f V-cycles a step to %g of the first residual; the last step's factor a cycle %.4f\n",
@@ -111,6 +126,8 @@ std::function<int()> defineNsBenchmark(CLI::App& command) {
   command.add_option("--backend", flags->backend, "auto | cuda | cpu");
   command.add_option("--block-cells", flags->blockCells,
                      "Levels of at most this many cells run their part of a V-cycle in one GPU block (default 16384)");
+  command.add_option("--smoothing", flags->smoothing, "Red-black sweeps before and after the coarse correction: PRE,POST (default 2,2)");
+  command.add_option("--omega", flags->omega, "The smoothing sweeps' relaxation factor (default 1.15)");
   command.add_flag("--json", flags->json, "One JSON object instead of text");
   return [flags] { return runNsBenchmark(*flags); };
 }

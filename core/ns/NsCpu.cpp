@@ -43,19 +43,6 @@ struct NsBackend<exec::CpuQueues> {
   }
 
   template <class Real>
-  static void smoothThenRestrict(const exec::CpuExecutor& executor, const Level<Real>& fine, const Level<Real>& coarse,
-                                 int sweeps, Real omega) {
-    detail::QueueTeam<exec::CpuExecutor> team{executor};
-    ns::smoothThenRestrict(team, fine, coarse, sweeps, omega);
-  }
-  template <class Real>
-  static void prolongThenSmooth(const exec::CpuExecutor& executor, const Level<Real>& fine, const Level<Real>& coarse,
-                                int sweeps, Real omega) {
-    detail::QueueTeam<exec::CpuExecutor> team{executor};
-    ns::prolongThenSmooth(team, fine, coarse, sweeps, omega);
-  }
-
-  template <class Real>
   static void coarseCycle(const exec::CpuExecutor&, const LevelSet<Real>& levels, int first, const CycleShape& shape) {
     SerialTeam team;
     vCycleFrom(team, levels, first, shape);

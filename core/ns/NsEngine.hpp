@@ -1,8 +1,8 @@
 #pragma once
 // The 2D Navier-Stokes step on one backend (docs/NS.md), written once over the execution queues:
 // NsCpu.cpp instantiates it with the CPU's, NsCuda.cu with CUDA's, each after defining
-// NsBackend<Queues> (a deterministic sum; a level's way down and up of a V-cycle; the V-cycle's
-// part below `blockCells` in one go; graphs of queued work).
+// NsBackend<Queues> (a deterministic sum; the V-cycle's part below `blockCells` in one go; graphs
+// of queued work).
 //
 // A step (SMAC): the outflow faces advance and are balanced against the inflow; ghosts; the
 // advection along x; ghosts; the predictor (advection along y, diffusion, grad p of step n, the
@@ -197,12 +197,13 @@ private:
     if (timeline_.mark(what, false)) queues_.markTimeline(false);
   }
   void vCycle() {
+    detail::QueueTeam<decltype(queues_.compute)> team{queues_.compute};
     const Real omega = static_cast<Real>(shape_.omega);
     for (int l = 0; l < blockFirst_; ++l)
-      Backend::smoothThenRestrict(queues_.compute, levels_.level[l], levels_.level[l + 1], shape_.preSmoothing, omega);
+      smoothThenRestrict(team, levels_.level[l], levels_.level[l + 1], shape_.preSmoothing, omega);
     Backend::coarseCycle(queues_.compute, levels_, blockFirst_, shape_);
     for (int l = blockFirst_ - 1; l >= 0; --l)
-      Backend::prolongThenSmooth(queues_.compute, levels_.level[l], levels_.level[l + 1], shape_.postSmoothing, omega);
+      prolongThenSmooth(team, levels_.level[l], levels_.level[l + 1], shape_.postSmoothing, omega);
   }
 
   // Queues a step up to the projection: the boundary faces, the predictor, the pressure
@@ -234,7 +235,7 @@ private:
     queueResidualNorm(0);
     for (int cycle = 1; cycle <= cycles; ++cycle) {
       vCycle();
-      queueResidualNorm(cycle);
+      if (cycle >= cycles - 1) queueResidualNorm(cycle);  // the last two: did the plan need them all?
     }
   }
   void queueResidualNorm(int slot) {
@@ -244,7 +245,8 @@ private:
 
   // Each step runs the cycles the last one needed (at least one) without looking, then more, one
   // by one, until the residual is within tolerance: every step meets it, and the host waits for
-  // the GPU once a step (not once a cycle). Both backends follow the same rule.
+  // the GPU once a step (not once a cycle). One cycle fewer is planned next when the last but one
+  // was already within tolerance. Both backends follow the same rule.
   void stepOnce() {
     const bool recording = timeline_.begin(step_);
     if (recording) queues_.startTimeline();
@@ -260,7 +262,7 @@ private:
     report_.initialResidual = std::sqrt(squares[0]);
     const double target = config_.multigrid.tolerance * report_.initialResidual;
     int needed = -1;
-    for (int cycle = 1; cycle <= planned && needed < 0; ++cycle)
+    for (int cycle = std::max(1, planned - 1); cycle <= planned && needed < 0; ++cycle)
       if (std::sqrt(squares[static_cast<std::size_t>(cycle)]) <= target) needed = cycle;
     report_.cycles = planned;
     report_.finalResidual = std::sqrt(squares.back());
