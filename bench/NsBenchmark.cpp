@@ -125,8 +125,8 @@ std::function<int()> defineNsBenchmark(CLI::App& command) {
   command.add_option("--precision", flags->precision, "fp32 | fp64");
   command.add_option("--backend", flags->backend, "auto | cuda | cpu");
   command.add_option("--block-cells", flags->blockCells,
-                     "Levels of at most this many cells run their part of a V-cycle in one GPU block (default 16384)");
-  command.add_option("--smoothing", flags->smoothing, "Red-black sweeps before and after the coarse correction: PRE,POST (default 2,2)");
+                     "Levels of at most this many cells run their part of a V-cycle in one GPU block (default 4096)");
+  command.add_option("--smoothing", flags->smoothing, "Red-black sweeps before and after the coarse correction: PRE,POST (default 1,2)");
   command.add_option("--omega", flags->omega, "The smoothing sweeps' relaxation factor (default 1.15)");
   command.add_flag("--json", flags->json, "One JSON object instead of text");
   return [flags] { return runNsBenchmark(*flags); };

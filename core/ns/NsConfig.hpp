@@ -22,7 +22,7 @@ struct MultigridSettings {
   CycleShape shape;
   // Levels of at most this many cells run their part of a V-cycle inside one GPU block, in one
   // launch (the launches of small grids cost more than their work).
-  int blockCells = 16384;  // fastest of 0, 256, 1024, 4096, 16384 at 1024 x 512 (H100; docs/PERFORMANCE.md)
+  int blockCells = 4096;  // the fastest of 0 to 16384 at 1024 x 512 (H100; docs/PERFORMANCE.md)
 };
 
 // Case units: the reference velocity is 1 (the inflow, the lid, the Taylor-Green amplitude) and

@@ -438,7 +438,7 @@ OCTO_HD void smooth(Team& team, const Level<Real>& level, int sweeps, Real omega
 }
 
 struct CycleShape {
-  int preSmoothing = 2, postSmoothing = 2;
+  int preSmoothing = 1, postSmoothing = 2;  // the fastest to 1e-5 of (2,2) (2,1) (1,2) (1,1) at 1024 x 512 (docs/PERFORMANCE.md)
   int coarsestSweeps = 0;  // red-black sweeps on the coarsest level (its exact solve)
   double omega = 1.15;
   double coarsestOmega = 1.5;

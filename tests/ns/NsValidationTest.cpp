@@ -92,9 +92,9 @@ diameter = 1.0
 
 }  // namespace
 
-// Every step's pressure equation is solved to 1e-5 of its first residual, each V-cycle (two red-
-// black SOR sweeps before and after, residuals summed over four cells, bilinear corrections)
-// taking the residual down by 10 or more.
+// Every step's pressure equation is solved to 1e-5 of its first residual, each V-cycle (one red-
+// black SOR sweep before the coarse correction and two after, residuals summed over four cells,
+// bilinear corrections) taking the residual down by 10 or more.
 TEST(NsMultigrid, EachCycleReducesTheResidualTenfold) {
   auto run = octoflow::testing::startNs(cylinderCase(256, 128, 32.0, 0.25));
   const sim::DiagnosticsLog log = run->simulation->diagnosticsLog();
