@@ -30,6 +30,8 @@ view.ViewSize = [1600, max(200, min(1600, int(round(1600 * height / width))))]
 
 display = Show(shown, view)
 display.Representation = "Surface"
+display.Ambient = 1.0  # the map's own colours, unshaded (a flat 2D field)
+display.Diffuse = 0.0
 ColorBy(display, ("POINTS", VORTICITY_ARRAY))
 lut = GetColorTransferFunction(VORTICITY_ARRAY)
 lut.ApplyPreset("Cool to Warm", True)

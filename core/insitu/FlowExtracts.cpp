@@ -65,7 +65,7 @@ void FlowExtracts::moveTracers(int steps) {
     particles::BlockVelocityView view = blockView_;
     view.velocity = fields.values("velocity");
     view.solid = fields.solid;
-    tracers_->advect(view, steps);
+    tracers_->advect(view, steps, static_cast<float>(simulation_.velocityScale()));
     return;
   }
   const float* velocity = field("velocity");
@@ -74,7 +74,7 @@ void FlowExtracts::moveTracers(int steps) {
   view.velocity = velocity;
   view.solid = solid_.size() ? solid_.data() : nullptr;
   view.extent = simulation_.extent();
-  tracers_->advect(view, steps);
+  tracers_->advect(view, steps, static_cast<float>(simulation_.velocityScale()));
 }
 
 particles::TracerView FlowExtracts::tracers() {

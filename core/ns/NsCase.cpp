@@ -175,6 +175,10 @@ std::unique_ptr<sim::SolverCase> parseNsCase(const io::CaseReader& reader, io::C
                                      number(width) + " x " + number(height) + ")");
     if (config.cylinderDiameter < 4.0 * config.h)
       reader.fail("ns.cylinder.diameter", "expected at least 4 cells across (h = " + number(config.h) + ")");
+    c.solid.assign(static_cast<std::size_t>(g.nx) * g.ny, 0);
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        c.solid[static_cast<std::size_t>(j) * g.nx + i] = solidFraction(config, (i + 0.5) * config.h, (j + 0.5) * config.h) >= 0.5;
   }
   config.perturbation = config.cylinder ? 0.05 : 0.0;
   if (const toml::node* node = keys.get("perturbation")) {

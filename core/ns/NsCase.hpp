@@ -1,7 +1,9 @@
 #pragma once
 // The 2D Navier-Stokes solver's case section ([ns], [ns.boundary], [ns.cylinder], [ns.multigrid],
 // [diagnostics]; docs/CASES.md) and the Simulation that runs it. Registered as case.solver = "ns2d".
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "ns/NsConfig.hpp"
 #include "sim/SolverCase.hpp"
@@ -20,7 +22,10 @@ public:
   NsConfig config;
   Index diagnosticsEvery = 10;
 
+  std::vector<std::uint8_t> solid;  // cell centres at least half inside the cylinder (tracers stop there)
+
   const std::vector<sim::FieldInfo>& fields() const override;
+  const std::vector<std::uint8_t>* solidMask() const override { return solid.empty() ? nullptr : &solid; }
   std::string describe() const override;
   sim::MemoryNeeds memoryNeeds(exec::Backend backend) const override;
   std::unique_ptr<sim::Simulation> create(const io::CaseDescription& description,

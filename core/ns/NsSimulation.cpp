@@ -150,6 +150,8 @@ public:
     return {{"h", case_.config.h}, {"dt", case_.config.dt}, {"time", timeOf(step)}, {"reynolds", case_.reynolds}};
   }
   double timeOf(Index step) const override { return static_cast<double>(step) * case_.config.dt; }
+  double velocityScale() const override { return case_.config.dt / case_.config.h; }
+  const std::vector<std::uint8_t>* solidMask() const override { return case_.solidMask(); }
 
 private:
   static constexpr const char* kFieldNames[3] = {"velocity", "pressure", "vorticity"};

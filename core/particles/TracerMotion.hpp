@@ -138,14 +138,16 @@ OCTO_HD inline bool advanceTracer(const Field& field, Integrator integrator, flo
   return sampleVelocity(field, position, end);  // retired at once if the step ends outside
 }
 
-// The tracers' per-particle update over `latticeSteps` LBM steps in one velocity field (the
-// solver's at the start of them): `substeps` integration steps of 1 / substeps lattice time each.
+// The tracers' per-particle update over `latticeSteps` solver steps in one velocity field (the
+// solver's at the start of them): `substeps` integration steps of 1 / substeps step each, the
+// field's velocity times `velocityScale` being nodes a step (sim::Simulation::velocityScale).
 template <class Field>
 struct AdvectTracers {
   Field field;
   Integrator integrator;
   int substeps;
   int latticeSteps;
+  float velocityScale;
   float* positions;   // xyz per tracer
   float* velocities;  // xyz per tracer: the velocity where it was at the start of its last sub-step
   float* ages;        // lattice time since release
@@ -155,7 +157,7 @@ struct AdvectTracers {
     if (!alive[n]) return;
     float p[3] = {positions[3 * n], positions[3 * n + 1], positions[3 * n + 2]};
     float u[3] = {0.0f, 0.0f, 0.0f};
-    const float dt = 1.0f / static_cast<float>(substeps);
+    const float dt = velocityScale / static_cast<float>(substeps);
     const int steps = substeps * latticeSteps;
     for (int s = 0; s < steps; ++s)
       if (!advanceTracer(field, integrator, dt, p, u)) {

@@ -179,15 +179,20 @@ BlockTables blockTables(const sim::BlockGrid& grid) {
   return tables;
 }
 
-void TracerSet::advect(const VelocityFieldView& field, int latticeSteps) { advectIn(field, latticeSteps); }
-void TracerSet::advect(const BlockVelocityView& field, int latticeSteps) { advectIn(field, latticeSteps); }
+void TracerSet::advect(const VelocityFieldView& field, int latticeSteps, float velocityScale) {
+  advectIn(field, latticeSteps, velocityScale);
+}
+void TracerSet::advect(const BlockVelocityView& field, int latticeSteps, float velocityScale) {
+  advectIn(field, latticeSteps, velocityScale);
+}
 
 template <class Field>
-void TracerSet::advectIn(const Field& field, int latticeSteps) {
+void TracerSet::advectIn(const Field& field, int latticeSteps, float velocityScale) {
   if (count_ == 0) return;
   if (latticeSteps <= 0) throw Error("tracers: a move covers at least one lattice step");
-  const AdvectTracers<Field> advect{field, settings_.integrator, settings_.substeps, latticeSteps,
-                                    positions_.data(), velocities_.data(), ages_.data(), alive_.data()};
+  const AdvectTracers<Field> advect{field,           settings_.integrator, settings_.substeps, latticeSteps,
+                                    velocityScale,   positions_.data(),    velocities_.data(),  ages_.data(),
+                                    alive_.data()};
 #if OCTOFLOW_HAVE_CUDA
   if (backend_ == exec::Backend::Cuda) return detail::advectTracersOnCuda(count_, advect);
 #endif

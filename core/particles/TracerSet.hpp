@@ -73,8 +73,8 @@ public:
   Index release(Index step);
   // `latticeSteps` LBM steps (lattice time units) of motion in `field` (in the backend's memory),
   // held fixed over them.
-  void advect(const VelocityFieldView& field, int latticeSteps = 1);
-  void advect(const BlockVelocityView& field, int latticeSteps = 1);
+  void advect(const VelocityFieldView& field, int latticeSteps = 1, float velocityScale = 1.0f);
+  void advect(const BlockVelocityView& field, int latticeSteps = 1, float velocityScale = 1.0f);
   // Drops retired tracers and copies the live ones to the host.
   TracerView view();
 
@@ -89,7 +89,7 @@ public:
 
 private:
   template <class Field>
-  void advectIn(const Field& field, int latticeSteps);
+  void advectIn(const Field& field, int latticeSteps, float velocityScale);
   void compact();
 
   exec::Backend backend_;

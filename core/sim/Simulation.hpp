@@ -182,6 +182,9 @@ public:
   }
   // The time a step stands for in outputs (TIMESTEP_VALUES of series, Catalyst's time).
   virtual double timeOf(Index step) const { return static_cast<double>(step); }
+  // The "velocity" field times this is nodes a step: how far tracers move (the LBM's lattice
+  // units: 1; a solver whose velocity is in its own units: dt / node spacing).
+  virtual double velocityScale() const { return 1.0; }
 };
 
 // Names of a solver's fields with `components` values a node.

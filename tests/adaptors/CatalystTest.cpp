@@ -17,6 +17,7 @@
 #include <vtkDataArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
+#include <vtkPNGReader.h>
 #include <vtkPointData.h>
 #include <vtkPolyData.h>
 #include <vtkXMLImageDataReader.h>
@@ -105,6 +106,52 @@ TEST_F(Catalyst, VelocitySliceWritesNonBlankPngsIn2DAnd3D) {
     EXPECT_GT(colours, 50u) << (is3d ? "3D" : "2D");
     EXPECT_TRUE(fs::exists(caseDirectory / "out" / "lid_00000400.vti"));
   }
+}
+
+// vorticity.py on the 2D Navier-Stokes solver's cylinder wake: a frame of the domain's aspect
+// every 100 steps, with vortices of both signs (red and blue on the diverging map).
+TEST_F(Catalyst, VorticityShowsBothSignsOfTheCylinderWake) {
+  const std::string script = std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/vorticity.py";
+  std::ofstream(directory_ / "wake.toml") << R"([case]
+name = "wake"
+solver = "ns2d"
+steps = 300
+[domain]
+size = [128, 64]
+[ns]
+reynolds = 200
+size = [32.0, 16.0]
+cfl = 0.5
+[ns.cylinder]
+centre = [8.0, 8.0]
+[output]
+directory = "out"
+[insitu]
+scripts = [")" + script + R"("]
+every = 100
+)";
+  const CommandResult result = runCli("run wake.toml --backend cpu", directory_);
+  ASSERT_EQ(result.exitCode, 0) << result.output;
+  for (const char* name : {"vorticity_00000000.png", "vorticity_00000100.png", "vorticity_00000300.png"})
+    ASSERT_TRUE(fs::exists(directory_ / "out" / "catalyst" / name)) << name << "\n" << result.output;
+  vtkNew<vtkPNGReader> reader;
+  const std::string last = (directory_ / "out" / "catalyst" / "vorticity_00000300.png").string();
+  reader->SetFileName(last.c_str());
+  reader->Update();
+  int size[3];
+  reader->GetOutput()->GetDimensions(size);
+  EXPECT_EQ(size[0], 1600);
+  EXPECT_NEAR(size[1], 1600.0 * 63 / 127, 1.0);  // the aspect of the grid of 128 x 64 nodes
+  vtkDataArray* pixels = reader->GetOutput()->GetPointData()->GetScalars();
+  long red = 0, blue = 0;
+  for (vtkIdType p = 0; p < pixels->GetNumberOfTuples(); ++p) {
+    const double r = pixels->GetComponent(p, 0), g = pixels->GetComponent(p, 1), b = pixels->GetComponent(p, 2);
+    red += r > g + 60 && r > b + 60;
+    blue += b > r + 60 && b > g + 30;
+  }
+  const double count = static_cast<double>(pixels->GetNumberOfTuples());
+  EXPECT_GT(red / count, 1e-3) << "no positive vorticity shown";
+  EXPECT_GT(blue / count, 1e-3) << "no negative vorticity shown";
 }
 
 TEST_F(Catalyst, ABrokenScriptStopsTheRunWithExitTwoAndNoOutput) {

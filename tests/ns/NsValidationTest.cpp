@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -13,6 +14,7 @@
 #include "GhiaCavity.hpp"
 #include "NsTestSupport.hpp"
 #include "TestSupport.hpp"
+#include "insitu/FlowExtracts.hpp"
 
 using namespace octoflow;
 
@@ -147,4 +149,43 @@ TEST(NsCylinder, Re100SheddingFrequencyAndDragMatchPublishedValues) {
   EXPECT_NEAR(strouhal, 0.165, 0.04 * 0.165);
   EXPECT_NEAR(drag, 1.33, 0.07 * 1.33);
   EXPECT_NEAR(liftHighest, 0.33, 0.15 * 0.33);  // Park et al.: C_L amplitude 0.33
+}
+
+// Tracers in the solver's flow move u dt / h cells a step (its velocity is in case units, not in
+// cells a step as the LBM's): in a channel of uniform flow u = 1 with cfl = 0.25, a quarter of a
+// cell a step; and one that runs into the cylinder retires.
+TEST(NsTracers, MoveAtTheFlowSpeedInCellsAndStopAtTheCylinder) {
+  const std::string tracers = R"([tracers]
+[[tracers.source]]
+type = "point"
+at = [10.25, 8.0]
+[[tracers.source]]
+type = "point"
+at = [20.0, 15.5]
+)";
+  const auto run40Steps = [&](const std::string& cylinder) {
+    auto run = octoflow::testing::startNs(
+        octoflow::testing::nsCase(64, 32, "reynolds = 100\nsize = [16.0, 8.0]\ncfl = 0.25\n" + cylinder) + tracers);
+    insitu::FlowExtracts extracts(run->description, *run->simulation);
+    extracts.releaseTracers(0);
+    for (int step = 0; step < 40; ++step) {
+      extracts.moveTracers(1);
+      run->simulation->advance(1);
+    }
+    const particles::TracerView view = extracts.tracers();
+    std::vector<std::array<double, 3>> tracersNow;
+    for (Index n = 0; n < view.count; ++n)
+      tracersNow.push_back({static_cast<double>(view.ids[n]), view.positions[3 * n], view.positions[3 * n + 1]});
+    return tracersNow;
+  };
+  // No body: the uniform flow stays u = 1, v = 0; both tracers move 40 quarter cells along x.
+  const auto free = run40Steps("");
+  ASSERT_EQ(free.size(), 2u);
+  EXPECT_NEAR(free[0][1], 10.25 + 40 * 0.25, 1e-3);
+  EXPECT_NEAR(free[0][2], 8.0, 1e-3);
+  EXPECT_NEAR(free[1][1], 20.0 + 40 * 0.25, 1e-3);
+  // The cylinder (nodes 21.5 to 25.5 along x on the second tracer's line) stops the second.
+  const auto blocked = run40Steps("[ns.cylinder]\ncentre = [6.0, 4.0]\n");
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_EQ(blocked[0][0], 0.0);
 }
