@@ -37,16 +37,7 @@ public:
       : description_(description), case_(amrCase),
         solver_(std::make_unique<AmrLbm>(*amrCase.octree, amrCase.settings(options.backend), amrCase.solidPoints)),
         solidPoints_(amrCase.solidPoints) {
-#if OCTOFLOW_HAVE_MPI
-    if (options.overMpi) {
-      int ranks = 1;
-      MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-      if (ranks > 1)
-        throw InputError(description.sourcePath, "case.solver",
-                         "\"lbm-amr\" runs on one process (its octree is not shared over MPI ranks yet): run it without "
-                         "mpirun, or with -np 1");
-    }
-#endif
+    sim::requireOneProcess(options, description.sourcePath, "lbm-amr", "its octree is not shared over MPI ranks yet");
     describeBlocks();
     buildLevelZeroView();
   }

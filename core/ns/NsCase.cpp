@@ -4,18 +4,13 @@
 #include <cstdio>
 
 #include "common/Error.hpp"
+#include "common/Format.hpp"
 #include "io/CaseFile.hpp"
 #include "io/CaseReader.hpp"
 
 namespace octoflow::ns {
 
 namespace {
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
 
 const char* kSideNames[4] = {"west", "east", "south", "north"};
 
@@ -62,16 +57,16 @@ std::string NsCase::describe() const {
     sides += std::string(side ? ", " : "") + kSideNames[side] + " " + names[static_cast<int>(g.side[side])];
   }
   std::string text = "2D incompressible Navier-Stokes (SMAC, cubic semi-Lagrangian, multigrid red-black SOR), Re " +
-                     number(reynolds) + ", " + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " cells of " +
-                     number(config.h) + ", dt " + number(config.dt) +
-                     (cfl > 0.0 ? " (cfl " + number(cfl) + ")" : std::string()) +
+                     shortNumber(reynolds) + ", " + std::to_string(g.nx) + " x " + std::to_string(g.ny) + " cells of " +
+                     shortNumber(config.h) + ", dt " + shortNumber(config.dt) +
+                     (cfl > 0.0 ? " (cfl " + shortNumber(cfl) + ")" : std::string()) +
                      (config.precision == Precision::Fp64 ? ", fp64" : ", fp32") + "; " + sides;
   if (config.cylinder)
-    text += "; cylinder of diameter " + number(config.cylinderDiameter) + " at (" + number(config.cylinderCentre[0]) +
-            ", " + number(config.cylinderCentre[1]) + ")";
+    text += "; cylinder of diameter " + shortNumber(config.cylinderDiameter) + " at (" + shortNumber(config.cylinderCentre[0]) +
+            ", " + shortNumber(config.cylinderCentre[1]) + ")";
   const auto levels = multigridLevels(config);
   text += "; multigrid " + std::to_string(levels.size()) + " levels to " + std::to_string(levels.back()[0]) + " x " +
-          std::to_string(levels.back()[1]) + ", tolerance " + number(config.multigrid.tolerance);
+          std::to_string(levels.back()[1]) + ", tolerance " + shortNumber(config.multigrid.tolerance);
   return text;
 }
 
@@ -133,8 +128,8 @@ std::unique_ptr<sim::SolverCase> parseNsCase(const io::CaseReader& reader, io::C
       if (!(length > 0.0) || !std::isfinite(length)) reader.fail("ns.size", "expected two positive lengths");
     config.h = size[0] / g.nx;
     if (std::abs(size[1] / g.ny - config.h) > 1e-9 * config.h)
-      reader.fail("ns.size", "the cells must be square: " + number(size[0]) + " / " + std::to_string(g.nx) +
-                                 " differs from " + number(size[1]) + " / " + std::to_string(g.ny));
+      reader.fail("ns.size", "the cells must be square: " + shortNumber(size[0]) + " / " + std::to_string(g.nx) +
+                                 " differs from " + shortNumber(size[1]) + " / " + std::to_string(g.ny));
   }
 
   if (keys.get("cfl") && keys.get("dt")) reader.fail("ns.dt", "give either cfl or dt, not both");
@@ -144,14 +139,14 @@ std::unique_ptr<sim::SolverCase> parseNsCase(const io::CaseReader& reader, io::C
     c.cfl = optionalPositive(keys, "ns", "cfl", 0.25);
     if (c.cfl > 1.0)
       reader.fail("ns.cfl", "expected at most 1 (a departure point further than a cell upstream leaves the "
-                            "interpolation's reach), got " + number(c.cfl));
+                            "interpolation's reach), got " + shortNumber(c.cfl));
     config.dt = c.cfl * config.h;
   }
   const double diffusionNumber = config.viscosity * config.dt / (config.h * config.h);
   if (diffusionNumber > 0.25)
     reader.fail(keys.get("dt") ? "ns.dt" : "ns.cfl",
-                "the explicit diffusion is unstable: nu dt / h^2 = " + number(diffusionNumber) +
-                    " exceeds 0.25 (dt at most " + number(0.25 * config.h * config.h / config.viscosity) + ")");
+                "the explicit diffusion is unstable: nu dt / h^2 = " + shortNumber(diffusionNumber) +
+                    " exceeds 0.25 (dt at most " + shortNumber(0.25 * config.h * config.h / config.viscosity) + ")");
 
   const bool inflow = g.side[kWest] == SideKind::Inflow;
   const std::string initial = reader.choice(table, "ns", "initial",
@@ -172,9 +167,9 @@ std::unique_ptr<sim::SolverCase> parseNsCase(const io::CaseReader& reader, io::C
     if (centre[0] - radius < config.h || centre[0] + radius > width - config.h || centre[1] - radius < config.h ||
         centre[1] + radius > height - config.h)
       reader.fail("ns.cylinder", "the cylinder must lie inside the domain, a cell away from its sides (domain " +
-                                     number(width) + " x " + number(height) + ")");
+                                     shortNumber(width) + " x " + shortNumber(height) + ")");
     if (config.cylinderDiameter < 4.0 * config.h)
-      reader.fail("ns.cylinder.diameter", "expected at least 4 cells across (h = " + number(config.h) + ")");
+      reader.fail("ns.cylinder.diameter", "expected at least 4 cells across (h = " + shortNumber(config.h) + ")");
     c.solid.assign(static_cast<std::size_t>(g.nx) * g.ny, 0);
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i)

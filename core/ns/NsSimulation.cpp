@@ -7,9 +7,6 @@
 #include "io/CaseFile.hpp"
 #include "ns/NsCase.hpp"
 
-#if OCTOFLOW_HAVE_MPI
-#include <mpi.h>
-#endif
 
 namespace octoflow::ns {
 
@@ -19,15 +16,7 @@ class NsSimulation final : public sim::Simulation {
 public:
   NsSimulation(const io::CaseDescription& description, const NsCase& nsCase, const sim::CreateOptions& options)
       : description_(description), case_(nsCase) {
-#if OCTOFLOW_HAVE_MPI
-    if (options.overMpi) {
-      int ranks = 1;
-      MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-      if (ranks > 1)
-        throw InputError(description.sourcePath, "case.solver",
-                         "\"ns2d\" runs on one process (one GPU holds its grid): run it without mpirun, or with -np 1");
-    }
-#endif
+    sim::requireOneProcess(options, description.sourcePath, "ns2d", "one GPU holds its grid");
     engine_ = makeNsEngine(nsCase.config, options.backend);
     engine_->initialize();
     backend_ = options.backend;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/Error.hpp"
+#include "common/Format.hpp"
 #include "io/CaseFile.hpp"
 #include "io/CaseReader.hpp"
 #include "phasefield/PhaseFieldSimulation.hpp"
@@ -12,12 +13,6 @@
 namespace octoflow::phasefield {
 
 namespace {
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
 
 }  // namespace
 
@@ -38,14 +33,14 @@ sim::MemoryNeeds PhaseFieldCase::memoryNeeds(exec::Backend) const {
 
 std::string PhaseFieldCase::describe() const {
   if (isKarmaRappel())
-    return model + " (dimensionless), dx " + number(dx) + " W0, dt " + number(dt) + " tau0, undercooling " +
-           number(-config.initialU) + ", D " + number(karmaRappel.diffusivity) + ", lambda " +
-           number(karmaRappel.coupling()) + ", anisotropy " + number(anisotropy) + ", noise " + number(noise) +
-           ", nucleus radius " + number(config.nucleusRadius) + " nodes";
-  return model + " (pure Ni), dx " + number(dx) + " m, dt " + number(dt) + " s, undercooling " +
-         number(-config.initialU) + " (T " + number(material.meltingTemperature + config.initialU * latentOverCapacity()) +
-         " K), anisotropy " + number(anisotropy) + ", noise " + number(noise) + ", nucleus radius " +
-         number(config.nucleusRadius) + " nodes";
+    return model + " (dimensionless), dx " + shortNumber(dx) + " W0, dt " + shortNumber(dt) + " tau0, undercooling " +
+           shortNumber(-config.initialU) + ", D " + shortNumber(karmaRappel.diffusivity) + ", lambda " +
+           shortNumber(karmaRappel.coupling()) + ", anisotropy " + shortNumber(anisotropy) + ", noise " + shortNumber(noise) +
+           ", nucleus radius " + shortNumber(config.nucleusRadius) + " nodes";
+  return model + " (pure Ni), dx " + shortNumber(dx) + " m, dt " + shortNumber(dt) + " s, undercooling " +
+         shortNumber(-config.initialU) + " (T " + shortNumber(material.meltingTemperature + config.initialU * latentOverCapacity()) +
+         " K), anisotropy " + shortNumber(anisotropy) + ", noise " + shortNumber(noise) + ", nucleus radius " +
+         shortNumber(config.nucleusRadius) + " nodes";
 }
 
 PhaseFieldCase::OutputMap PhaseFieldCase::phiOutput() const {
@@ -84,7 +79,7 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
     const double value = reader.number(*node, std::string("phasefield.") + key);
     if (!(value >= 0.0 && value <= upper))
       reader.fail(std::string("phasefield.") + key,
-                  "expected a number from 0 to " + number(upper) + ", got " + number(value));
+                  "expected a number from 0 to " + shortNumber(upper) + ", got " + shortNumber(value));
     return value;
   };
   const auto onlyFor = [&](const char* key, const char* model) {
@@ -104,11 +99,11 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
     const double t = reader.positive(*node, "phasefield.initial_temperature");
     if (!(t < c.material.meltingTemperature))
       reader.fail("phasefield.initial_temperature", "expected a temperature below the melting point " +
-                                                        number(c.material.meltingTemperature) + " K (an undercooled melt)");
+                                                        shortNumber(c.material.meltingTemperature) + " K (an undercooled melt)");
     undercooling = (c.material.meltingTemperature - t) / c.latentOverCapacity();
     if (undercooling > 1.0)
       reader.fail("phasefield.initial_temperature", "expected at least " +
-                                                        number(c.material.meltingTemperature - c.latentOverCapacity()) +
+                                                        shortNumber(c.material.meltingTemperature - c.latentOverCapacity()) +
                                                         " K (undercooling (Tm - T) C / L at most 1)");
   }
   // The explicit limit of both equations; the default dt is 0.8 of it (Kobayashi in 3D: the heat
@@ -121,10 +116,10 @@ std::unique_ptr<sim::SolverCase> parsePhaseFieldCase(const io::CaseReader& reade
   const char* lengthUnit = karmaRappel ? " W0" : " m";
   c.dt = optionalPositive("dt", 0.8 * limit);
   if (c.dt > limit)
-    reader.fail("phasefield.dt", "dt = " + number(c.dt) + timeUnit + " exceeds the explicit stability limit " +
-                                     number(limit) + timeUnit + " at dx = " + number(c.dx) + lengthUnit +
-                                     " (heat equation: " + number(limits.heat) + timeUnit +
-                                     ", phase field: " + number(limits.phase) + timeUnit + ")");
+    reader.fail("phasefield.dt", "dt = " + shortNumber(c.dt) + timeUnit + " exceeds the explicit stability limit " +
+                                     shortNumber(limit) + timeUnit + " at dx = " + shortNumber(c.dx) + lengthUnit +
+                                     " (heat equation: " + shortNumber(limits.heat) + timeUnit +
+                                     ", phase field: " + shortNumber(limits.phase) + timeUnit + ")");
   std::uint64_t seed = 1;
   if (const toml::node* node = keys.get("noise_seed")) {
     const Index value = reader.integer(*node, "phasefield.noise_seed");

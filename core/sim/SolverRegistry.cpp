@@ -1,5 +1,11 @@
 #include "sim/SolverRegistry.hpp"
 
+#if OCTOFLOW_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#include "common/Error.hpp"
+
 #include "amr/AmrLbmCase.hpp"
 #include "lbm/LbmCase.hpp"
 #include "ns/NsCase.hpp"
@@ -19,6 +25,20 @@ const std::vector<SolverEntry>& solvers() {
        {"ns", "diagnostics"}, &ns::parseNsCase},
   };
   return entries;
+}
+
+void requireOneProcess(const CreateOptions& options, const std::string& casePath, const std::string& solver,
+                       const std::string& why) {
+#if OCTOFLOW_HAVE_MPI
+  if (!options.overMpi) return;
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks > 1)
+    throw InputError(casePath, "case.solver",
+                     "\"" + solver + "\" runs on one process (" + why + "): run it without mpirun, or with -np 1");
+#else
+  (void)options, (void)casePath, (void)solver, (void)why;
+#endif
 }
 
 const SolverEntry* findSolver(const std::string& name) {

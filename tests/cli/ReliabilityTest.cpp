@@ -589,6 +589,16 @@ TEST_F(MpiFaults, BadInputOnOneRankEndsEveryRank) {
   EXPECT_NE(result.output.find("[rank 1] octoflow: error: bad.toml: lbm.tau"), std::string::npos) << result.output;
 }
 
+// Solvers that run on one process refuse two ranks, on every rank, with exit 2 and nothing written.
+TEST_F(MpiFaults, OneProcessSolversRefuseTwoRanks) {
+  writeCase("wake.toml", cylinderCase(40));
+  const CommandResult result = runTwoRanks("run wake.toml --backend cpu --output out", "run wake.toml --backend cpu --output out");
+  EXPECT_EQ(result.exitCode, 2) << result.output;
+  EXPECT_NE(result.output.find("octoflow: error: wake.toml: case.solver: \"ns2d\" runs on one process"), std::string::npos)
+      << result.output;
+  EXPECT_FALSE(fs::exists(directory_ / "out")) << "a refused run created its output folder";
+}
+
 TEST_F(MpiFaults, OutOfMemoryOnOneRankEndsEveryRank) {
   // Rank 1 may hold 500,000 KiB (512 MB) of data (RLIMIT_DATA: the heap and private writable
   // mappings): its half of a 4000 x 4000 grid (576 MB of populations) does not fit. A limit on the data, not on the
