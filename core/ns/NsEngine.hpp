@@ -105,7 +105,8 @@ public:
     u_.copyFrom(u.data(), padded);
     v_.copyFrom(v.data(), padded);
     p_.copyFrom(p.data(), p.size());
-    for (exec::Buffer<Real>* field : {&uX_, &vX_, &uStar_, &vStar_}) field->copyFrom(u.data(), padded);
+    // The step's work arrays: every own point is written before it is read, the ghosts after it.
+    for (exec::Buffer<Real>* field : {&uX_, &vX_, &uStar_, &vStar_}) field->setZero();
     if (config_.cylinder) initializeObstacle();
     step_ = 0;
   }
@@ -132,7 +133,9 @@ public:
                    ArraySum<Real>{g_, (c == kU ? forceU_ : forceV_).data(), box[0], box[1]}, sums_.data() + c,
                    scratch());
     }
-    return {readSum(0), readSum(1)};
+    std::array<double, 2> sums{};
+    exec::copyBytes(sums.data(), sums_.data(), sizeof sums);  // one wait for both
+    return sums;
   }
 
   double kineticEnergy() override {
