@@ -228,6 +228,8 @@ std::unique_ptr<sim::SolverCase> parseAmrLbmCase(const CaseReader& reader, io::C
   auto result = std::make_unique<AmrLbmCase>();
   lbm::readFlowTables(reader, description, result->flow);
   const lbm::UniformSolverConfig& config = result->flow.config;
+  if (reader.table("lbm", true)->get("blocking"))
+    reader.fail("lbm.blocking", "temporal blocking runs the uniform LBM (case.solver = \"lbm\"), not the octree");
   if (lbm::latticeDimensions(config.lattice) != 3)
     reader.fail("lbm.lattice", "the octree LBM runs D3Q19 or D3Q27 (3D domains)");
   // CSM's eddy viscosity needs the velocity gradient by finite differences, which the octree's

@@ -37,7 +37,7 @@ public:
       : description_(description), case_(amrCase),
         solver_(std::make_unique<AmrLbm>(*amrCase.octree, amrCase.settings(options.backend), amrCase.solidPoints)),
         solidPoints_(amrCase.solidPoints) {
-    sim::requireOneProcess(options, description.sourcePath, "lbm-amr", "its octree is not shared over MPI ranks yet");
+    sim::requireOneProcess(options, description.sourcePath, "case.solver", "\"lbm-amr\"", "its octree is not shared over MPI ranks yet");
     describeBlocks();
     buildLevelZeroView();
   }

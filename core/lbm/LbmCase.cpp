@@ -69,7 +69,7 @@ void readLbmTable(const CaseReader& reader, const io::CaseDescription& common, L
   const toml::table* table = reader.table("lbm", true);
   reader.checkKeys(*table, "lbm",
                    {"lattice", "collision", "trt_magic", "les", "les_constant", "storage", "tau", "viscosity", "body_force",
-                    "initial_velocity"});
+                    "initial_velocity", "blocking"});
   const std::string lattice = reader.choice(table, "lbm", "lattice", {"D2Q9", "D3Q19", "D3Q27"}, true);
   result.config.lattice = lattice == "D2Q9"    ? LatticeKind::D2Q9
                        : lattice == "D3Q19" ? LatticeKind::D3Q19
@@ -345,9 +345,45 @@ void readFlowTables(const CaseReader& reader, const io::CaseDescription& descrip
   readForcesTable(reader, description, result);
 }
 
+// [lbm.blocking] (lbm/blocking/TemporalBlocking.hpp), checked against the rest of the case.
+void readBlockingTable(const CaseReader& reader, const io::CaseDescription& common, LbmCase& result) {
+  const toml::table* lbmTable = reader.table("lbm", true);
+  const toml::node* node = lbmTable->get("blocking");
+  if (!node) return;
+  const std::string prefix = "lbm.blocking";
+  if (!node->is_table()) reader.fail(prefix, "expected a table [lbm.blocking]");
+  const toml::table& table = *node->as_table();
+  reader.checkKeys(table, prefix, {"shared_steps", "register_steps", "warp_shuffle", "block"});
+  TemporalBlocking& blocking = result.config.blocking;
+  const auto count = [&](const char* key, int fallback) {
+    const toml::node* value = table.get(key);
+    if (!value) return fallback;
+    const Index n = reader.integer(*value, prefix + "." + key);
+    if (n < 0 || n > kMaxSharedSteps) reader.fail(prefix + "." + key, "expected 0 to " + std::to_string(kMaxSharedSteps) + ", got " + std::to_string(n));
+    return static_cast<int>(n);
+  };
+  blocking.sharedSteps = count("shared_steps", 0);
+  blocking.registerSteps = count("register_steps", 0);
+  if (const toml::node* shuffle = table.get("warp_shuffle")) {
+    if (!shuffle->is_boolean()) reader.fail(prefix + ".warp_shuffle", "expected true or false");
+    blocking.warpShuffle = shuffle->as_boolean()->get();
+  }
+  if (const toml::node* block = table.get("block")) {
+    const std::vector<double> sizes = reader.numbers(*block, prefix + ".block", static_cast<std::size_t>(common.dimensions));
+    for (int axis = 0; axis < common.dimensions; ++axis) {
+      const double size = sizes[static_cast<std::size_t>(axis)];
+      if (!(size >= 1.0 && size <= 1024.0) || size != static_cast<int>(size))
+        reader.fail(prefix + ".block", "expected whole numbers of nodes, 1 to 1024, got " + std::to_string(size));
+      blocking.block[axis] = static_cast<int>(size);
+    }
+  }
+  if (const BlockingProblem problem = blockingProblem(result.config)) reader.fail(problem.key, problem.reason);
+}
+
 std::unique_ptr<sim::SolverCase> parseLbmCase(const CaseReader& reader, io::CaseDescription& description) {
   auto result = std::make_unique<LbmCase>();
   readFlowTables(reader, description, *result);
+  readBlockingTable(reader, description, *result);
   rasterizeObstacles(reader, description, *result);
   return result;
 }

@@ -21,8 +21,12 @@ class LbmSimulation final : public sim::Simulation {
 public:
   LbmSimulation(const io::CaseDescription& description, const LbmCase& lbmCase, const sim::CreateOptions& options)
       : description_(description), case_(lbmCase) {
+    const bool blocked = lbmCase.config.blocking.enabled();
+    if (blocked)
+      sim::requireOneProcess(options, description.sourcePath, "lbm.blocking.shared_steps", "temporal blocking",
+                             "a tile reads its halo from the one grid");
 #if OCTOFLOW_HAVE_MPI
-    if (options.overMpi) {
+    if (options.overMpi && !blocked) {
       distributed_ = std::make_unique<parallel::DistributedSolver>(MPI_COMM_WORLD, lbmCase.config, options.backend);
       return;
     }

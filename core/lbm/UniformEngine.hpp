@@ -3,6 +3,7 @@
 // lattice from lbm/UniformEngineInstance.in.
 #include <type_traits>
 
+#include "lbm/CollisionChoice.hpp"
 #include "lbm/Halo.hpp"
 #include "lbm/Mrt.hpp"
 #include "lbm/StreamCollide.hpp"
@@ -119,17 +120,11 @@ private:
 
 template <class Queues, class L>
 std::unique_ptr<UniformEngine> makeEngineFor(const UniformSolverConfig& config, const NodeLists& lists) {
-  return withStorage(config.storage, [&](auto storage) -> std::unique_ptr<UniformEngine> {
-    using S = decltype(storage);
-    if (config.collision == CollisionKind::Mrt) {
-      Mrt mrt = Mrt::forLattice<L>(config.tau);
-      mrt.les = config.les;
-      return std::make_unique<UniformEngineFor<L, S, Mrt, Queues>>(config, mrt, lists);
-    }
-    if (config.collision == CollisionKind::Trt)
-      return std::make_unique<UniformEngineFor<L, S, Trt, Queues>>(config, Trt{config.tau, config.trtMagic, config.les},
-                                                                      lists);
-    return std::make_unique<UniformEngineFor<L, S, Bgk, Queues>>(config, Bgk{config.tau, config.les}, lists);
+  return withStorage(config.storage, [&](auto storage) {
+    return withCollisionOf<L>(config, [&](const auto& collision) -> std::unique_ptr<UniformEngine> {
+      using Collision = std::decay_t<decltype(collision)>;
+      return std::make_unique<UniformEngineFor<L, decltype(storage), Collision, Queues>>(config, collision, lists);
+    });
   });
 }
 

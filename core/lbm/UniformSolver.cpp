@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/Error.hpp"
+#include "lbm/blocking/BlockedStepper.hpp"
 
 namespace octoflow::lbm {
 
@@ -240,13 +241,21 @@ UniformSolver::UniformSolver(const UniformSolverConfig& config, exec::Backend ba
   populations_ = exec::Buffer<unsigned char>(working, populationBytes);
   // Obstacle nodes are never written by the update: give the whole array defined contents.
   populations_.setZero();
+  if (config_.blocking.enabled()) {
+    blocked_ = blocking::makeBlockedStepper(config_, backend_, kind_.data());
+    spare_ = exec::Buffer<unsigned char>(working, populationBytes);
+  }
   initialize();
 }
 
 UniformSolver::~UniformSolver() = default;
 
+void UniformSolver::matchSpare() {
+  if (spare_.size() > 0) exec::copyBytes(spare_.data(), populations_.data(), populations_.bytes());
+}
+
 std::size_t UniformSolver::workingBytes() const {
-  return populations_.bytes() + deviceDensity_.bytes() + deviceVelocity_.bytes() + kind_.bytes() +
+  return populations_.bytes() + spare_.bytes() + deviceDensity_.bytes() + deviceVelocity_.bytes() + kind_.bytes() +
          boundaryNodes_.bytes() + boundaryMoments_.bytes() + lesVelocity_.bytes() + workingLinks_.bytes() +
          workingForces_.bytes();
 }
@@ -270,11 +279,25 @@ void UniformSolver::initialize(const float* density, const float* velocity) {
                         lesVelocity(0));
     engine_->synchronize();
   }
+  matchSpare();
   step_ = 0;
   fieldsStep_ = -1;  // the working fields no longer describe the state
 }
 
 void UniformSolver::advance(Index steps) {
+  if (blocked_) {
+    // Launches of ts steps, the last one shorter; no boundary list moments are kept (resting
+    // walls and obstacles, the only faces blocking runs, do not read them).
+    for (Index done = 0; done < steps;) {
+      const int launch = static_cast<int>(std::min<Index>(config_.blocking.sharedSteps, steps - done));
+      blocked_->advance(populations_.data(), spare_.data(), step_, launch);
+      std::swap(populations_, spare_);
+      step_ += launch;
+      done += launch;
+    }
+    engine_->synchronize();
+    return;
+  }
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
     if (timeline_.begin(step_)) {
@@ -450,6 +473,7 @@ void UniformSolver::restoreState(const sim::StateSource& source) {
     sim::readWrapped(source, "les_velocity", 1, kLesVelocityBytes, local, whole, velocity.data());
     exec::copyBytes(lesVelocity(step_), velocity.data(), velocity.size() * sizeof(LesVelocityValue));
   }
+  matchSpare();
 }
 
 std::vector<double> UniformSolver::obstacleForcePerNode() {

@@ -17,6 +17,7 @@
 #include "lbm/Lattice.hpp"
 #include "lbm/PopulationStorage.hpp"
 #include "lbm/StreamCollide.hpp"
+#include "lbm/blocking/TemporalBlocking.hpp"
 #include "sim/SolverState.hpp"
 #include "sim/StepTimeline.hpp"
 
@@ -40,6 +41,8 @@ struct UniformSolverConfig {
   bool isPiece = false;
   Placement placement;
   unsigned ghostFaces = 0;
+  // [lbm.blocking]: several steps a launch (lbm/blocking); off by default.
+  TemporalBlocking blocking;
 };
 
 // Where the grid of `config` sits: its own placement, or (not a piece) the whole grid itself.
@@ -51,6 +54,10 @@ struct HostFields {
   exec::Buffer<float> density;   // nodeCount values
   exec::Buffer<float> velocity;  // 3 * nodeCount values, xyz per node
 };
+
+namespace blocking {
+class BlockedStepper;
+}
 
 namespace detail {
 // The node classification the kernels run on, in working memory.
@@ -211,6 +218,11 @@ private:
   }
   std::unique_ptr<detail::UniformEngine> engine_;
   exec::Buffer<unsigned char> populations_;      // one array, storage format, AA layout
+  // Temporal blocking: the stepper, and the second array its launches write (swapped with the
+  // first after each launch; both in the AA layout of the step they hold).
+  std::unique_ptr<blocking::BlockedStepper> blocked_;
+  exec::Buffer<unsigned char> spare_;
+  void matchSpare();  // the second array takes the first's contents (obstacle nodes included)
   exec::Buffer<float> deviceDensity_;      // CUDA only: fields computed on the device
   exec::Buffer<float> deviceVelocity_;     // before their copy to host_
   HostFields host_;

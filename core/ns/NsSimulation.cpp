@@ -16,7 +16,7 @@ class NsSimulation final : public sim::Simulation {
 public:
   NsSimulation(const io::CaseDescription& description, const NsCase& nsCase, const sim::CreateOptions& options)
       : description_(description), case_(nsCase) {
-    sim::requireOneProcess(options, description.sourcePath, "ns2d", "one GPU holds its grid");
+    sim::requireOneProcess(options, description.sourcePath, "case.solver", "\"ns2d\"", "one GPU holds its grid");
     engine_ = makeNsEngine(nsCase.config, options.backend);
     engine_->initialize();
     backend_ = options.backend;

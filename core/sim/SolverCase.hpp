@@ -32,10 +32,10 @@ struct MemoryNeeds {
   Index maxNodesPerGrid = Index{1} << 40;
 };
 
-// Refuses a run over several MPI ranks (`options.overMpi` and more than one rank) of a solver that
-// runs on one process: InputError on case.solver naming `solver` and `why`.
-void requireOneProcess(const CreateOptions& options, const std::string& casePath, const std::string& solver,
-                       const std::string& why);
+// Refuses a run over several MPI ranks (`options.overMpi` and more than one rank) of something
+// that runs on one process: InputError on `key` saying "<what> runs on one process (<why>)".
+void requireOneProcess(const CreateOptions& options, const std::string& casePath, const std::string& key,
+                       const std::string& what, const std::string& why);
 
 class SolverCase {
 public:

@@ -27,17 +27,16 @@ const std::vector<SolverEntry>& solvers() {
   return entries;
 }
 
-void requireOneProcess(const CreateOptions& options, const std::string& casePath, const std::string& solver,
-                       const std::string& why) {
+void requireOneProcess(const CreateOptions& options, const std::string& casePath, const std::string& key,
+                       const std::string& what, const std::string& why) {
 #if OCTOFLOW_HAVE_MPI
   if (!options.overMpi) return;
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (ranks > 1)
-    throw InputError(casePath, "case.solver",
-                     "\"" + solver + "\" runs on one process (" + why + "): run it without mpirun, or with -np 1");
+    throw InputError(casePath, key, what + " runs on one process (" + why + "): run it without mpirun, or with -np 1");
 #else
-  (void)options, (void)casePath, (void)solver, (void)why;
+  (void)options, (void)casePath, (void)key, (void)what, (void)why;
 #endif
 }
 
