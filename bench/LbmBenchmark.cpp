@@ -83,6 +83,12 @@ void digestPopulations(Solver& solver, LbmBenchmarkResult& result) {
   digest.add(populations.data(), populations.size() * sizeof(float));
   result.digest = digest.hex();
 }
+std::string blockingLabel(const lbm::TemporalBlocking& blocking, int dimensions) {
+  if (!blocking.enabled()) return "single-step";
+  std::string label = blocking.name() + " " + std::to_string(blocking.block[0]) + "x" + std::to_string(blocking.block[1]);
+  if (dimensions == 3) label += "x" + std::to_string(blocking.block[2]);
+  return label;
+}
 }  // namespace
 
 LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
@@ -104,6 +110,18 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   config.tau = 0.6f;
   if (options.forced) config.acceleration = {1e-6f, 0.0f, 0.0f};
   for (int axis = 0; axis < 3; ++axis) config.faces.setAxisPeriodic(axis);
+  if (options.walls) {
+    config.faces.setType(2, lbm::FaceType::Wall);
+    config.faces.setType(3, lbm::FaceType::Wall);
+  }
+  config.blocking = options.blocking;
+  if (const lbm::BlockingProblem problem = lbm::blockingProblem(config))
+    throw InputError(problem.key == "lbm.blocking.register_steps" ? "--register-steps"
+                     : problem.key == "lbm.blocking.warp_shuffle"   ? "--warp-shuffle"
+                     : problem.key == "lbm.blocking.block"          ? "--block"
+                     : problem.key == "lbm.blocking.shared_steps"   ? "--shared-steps"
+                                                                    : "--lattice",
+                     "", problem.key + ": " + problem.reason);
 
   LbmBenchmarkResult result;
   result.lattice = lbm::latticeName(options.lattice);
@@ -111,6 +129,8 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.storage = lbm::storageName(options.storage);
   result.les = options.les == lbm::LesModel::Smagorinsky ? "smagorinsky" : (options.les == lbm::LesModel::Csm ? "csm" : "none");
   result.forced = options.forced;
+  result.walls = options.walls;
+  result.blocking = blockingLabel(options.blocking, dimensions);
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   result.nx = config.extent.nx;
@@ -176,13 +196,13 @@ std::string formatText(const LbmBenchmarkResult& r) {
     std::snprintf(haloTimes, sizeof haloTimes,
                   "  halo exchange on rank 0: %.1f us a step of host time (%.1f waiting for packing and copies, %.1f in MPI)\n",
                   1e6 * r.haloSecondsPerStep, 1e6 * r.haloWaitSecondsPerStep, 1e6 * r.haloMpiSecondsPerStep);
-  char text[920];
+  char text[1100];
   std::snprintf(text, sizeof text,
-                "octoflow bench lbm: %s %s %s les=%s%s on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
+                "octoflow bench lbm: %s %s %s les=%s%s%s, %s, on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
                 "  %.1f MLUPS, %.0f B/update -> %.1f GB/s effective\n"
-                "  copy bandwidth (same process, all ranks) %.1f GB/s -> %.1f %% of the copy roofline\n%s",
+                "  copy bandwidth (same process, all ranks) %.1f GB/s -> %.1f %% of the single-step copy roofline\n%s",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? " forced" : "",
-                r.device.c_str(), r.backend.c_str(), r.ranks, scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
+                r.walls ? " walls" : "", r.blocking.c_str(), r.device.c_str(), r.backend.c_str(), r.ranks, scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.ranks * r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy, haloTimes);
   std::string result = text;
@@ -192,17 +212,17 @@ std::string formatText(const LbmBenchmarkResult& r) {
 }
 
 std::string formatJson(const LbmBenchmarkResult& r) {
-  char text[1100];
+  char text[1300];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", \"les\": \"%s\", "
-                "\"forced\": %s, \"backend\": \"%s\", \"device\": \"%s\", "
+                "\"forced\": %s, \"walls\": %s, \"blocking\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
                 "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s, \"halos\": \"%s\", "
                 "\"halo_us_per_step\": %.1f, \"halo_wait_us_per_step\": %.1f, \"halo_mpi_us_per_step\": %.1f, "
                 "\"digest\": \"%s\"}\n",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? "true" : "false",
-                r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
+                r.walls ? "true" : "false", r.blocking.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy, r.ranks,
                 r.weak ? "true" : "false", r.ranks > 1 ? r.halo.c_str() : "none", 1e6 * r.haloSecondsPerStep,
@@ -258,6 +278,74 @@ std::string formatMatrix(const std::vector<LbmBenchmarkResult>& results) {
   return text;
 }
 
+std::vector<LbmBenchmarkResult> runBlockingSweep(const LbmBenchmarkOptions& base,
+                                                 const std::vector<std::array<int, 3>>& blocks) {
+  std::vector<LbmBenchmarkResult> results;
+  LbmBenchmarkOptions options = base;
+  options.blocking = lbm::TemporalBlocking{};
+  results.push_back(runLbmBenchmark(options));
+  struct Registers {
+    int steps;
+    bool shuffle;
+  };
+  for (const std::array<int, 3>& block : blocks)
+    for (int shared : {1, 2, 4, 8, 12, 16})
+      for (const Registers registers : {Registers{0, false}, Registers{1, false}, Registers{1, true}}) {
+        lbm::TemporalBlocking& b = options.blocking;
+        b.sharedSteps = shared;
+        b.registerSteps = registers.steps;
+        b.warpShuffle = registers.shuffle;
+        for (int axis = 0; axis < 3; ++axis) b.block[axis] = block[static_cast<std::size_t>(axis)];
+        if (registers.steps > 0 && shared < registers.steps + 2) continue;
+        if (registers.shuffle && options.lattice != lbm::LatticeKind::D2Q9) continue;
+        try {
+          results.push_back(runLbmBenchmark(options));
+        } catch (const Error& error) {  // the tile does not fit the GPU's shared memory: a row without figures
+          LbmBenchmarkResult missing;
+          missing.blocking = blockingLabel(b, lbm::latticeDimensions(options.lattice));
+          missing.device = error.what();
+          results.push_back(missing);
+        }
+      }
+  return results;
+}
+
+std::string formatBlockingSweep(const std::vector<LbmBenchmarkResult>& results) {
+  if (results.empty()) return {};
+  const LbmBenchmarkResult& single = results.front();
+  std::string text;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "octoflow bench lbm --blocking-sweep: %s %s %s%s%s, %lldx%lldx%lld nodes, on %s [%s]; copy %.1f GB/s "
+                "-> single-step roofline %.1f MLUPS (%.0f B/update)\n",
+                single.lattice.c_str(), single.collision.c_str(), single.storage.c_str(), single.forced ? " forced" : "",
+                single.walls ? " walls" : "", single.nx, single.ny, single.nz, single.device.c_str(),
+                single.backend.c_str(), single.copyBytesPerSecond / 1e9,
+                single.copyBytesPerSecond / single.bytesPerUpdate / 1e6, single.bytesPerUpdate);
+  text += line;
+  std::snprintf(line, sizeof line, "%-24s %12s %12s %10s %11s %13s\n", "kernel (block)", "us a step", "MLUPS",
+                "x roofline", "vs s1r0tb", "vs 1-step");
+  text += line;
+  const auto blockOf = [](const std::string& label) { return label.substr(label.find(' ') + 1); };
+  for (const LbmBenchmarkResult& r : results) {
+    if (r.steps == 0) {
+      std::snprintf(line, sizeof line, "%-24s %12s   (%s)\n", r.blocking.c_str(), "-", r.device.c_str());
+      text += line;
+      continue;
+    }
+    char overTile[32] = "-", overSingle[32] = "-";
+    for (const LbmBenchmarkResult& base : results)
+      if (base.steps > 0 && base.blocking.rfind("s1r0tb ", 0) == 0 && r.blocking != "single-step" &&
+          blockOf(base.blocking) == blockOf(r.blocking))
+        std::snprintf(overTile, sizeof overTile, "%.2fx", r.mlups / base.mlups);
+    if (single.mlups > 0.0) std::snprintf(overSingle, sizeof overSingle, "%.2fx", r.mlups / single.mlups);
+    std::snprintf(line, sizeof line, "%-24s %12.2f %12.1f %10.2f %11s %13s\n", r.blocking.c_str(),
+                  1e6 * r.seconds / static_cast<double>(r.steps), r.mlups, r.fractionOfCopy, overTile, overSingle);
+    text += line;
+  }
+  return text;
+}
+
 }  // namespace octoflow::bench
 
 namespace octoflow::bench {
@@ -275,7 +363,29 @@ struct LbmBenchmarkFlags {
   std::string lattice = "D3Q19", backend = "auto", collision = "bgk", storage = "fp32", les = "none";
   long long size = 0, steps = 0;
   bool json = false, weak = false, matrix = false, timeline = false, forced = false, digest = false;
+  bool walls = false, sweep = false;
+  int sharedSteps = 0, registerSteps = 0;
+  bool warpShuffle = false;
+  std::string block;  // "32x8" or "8x8x4"
 };
+
+// "32x8" or "8x8x4": the tile's nodes along x, y (and z).
+std::array<int, 3> parseBlock(const std::string& text, int dimensions) {
+  std::array<int, 3> block{1, 1, 1};
+  std::size_t start = 0;
+  int axis = 0;
+  while (axis < 3) {
+    const std::size_t end = text.find('x', start);
+    const std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 4)
+      throw InputError("--block", "", "expected sizes like 32x8 (2D) or 16x4x4 (3D), got '" + text + "'");
+    block[static_cast<std::size_t>(axis++)] = std::stoi(part);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (axis != dimensions) throw InputError("--block", "", "expected " + std::to_string(dimensions) + " sizes, got '" + text + "'");
+  return block;
+}
 
 int runLbmBenchmarkCommand(const LbmBenchmarkFlags& flags) {
   LbmBenchmarkOptions options;
@@ -302,6 +412,35 @@ int runLbmBenchmarkCommand(const LbmBenchmarkFlags& flags) {
   options.timeline = flags.timeline;
   options.digest = flags.digest;
   options.forced = flags.forced;
+  options.walls = flags.walls;
+  const int dimensions = lbm::latticeDimensions(options.lattice);
+  options.blocking.sharedSteps = flags.sharedSteps;
+  options.blocking.registerSteps = flags.registerSteps;
+  options.blocking.warpShuffle = flags.warpShuffle;
+  if (!flags.block.empty()) {
+    const std::array<int, 3> block = parseBlock(flags.block, dimensions);
+    for (int axis = 0; axis < 3; ++axis) options.blocking.block[axis] = block[static_cast<std::size_t>(axis)];
+  } else if (dimensions == 3) {
+    options.blocking.block[0] = 16, options.blocking.block[1] = 4, options.blocking.block[2] = 4;
+  }
+  if (flags.sweep) {
+    // The seed's experiment by default: a 320x320 Poiseuille channel, D2Q9 BGK FP32.
+    if (flags.size == 0 && dimensions == 2) options.size = 320;
+    if (flags.steps == 0) options.steps = 20000;
+    std::vector<std::array<int, 3>> blocks;
+    if (!flags.block.empty())
+      blocks.push_back(parseBlock(flags.block, dimensions));
+    else if (dimensions == 2)
+      blocks = {{8, 8, 1}, {10, 10, 1}, {16, 16, 1}, {32, 8, 1}, {32, 16, 1}, {64, 8, 1}};
+    else
+      blocks = {{8, 8, 4}, {16, 4, 4}, {32, 4, 2}};
+    const auto results = runBlockingSweep(options, blocks);
+    if (flags.json)
+      for (const auto& result : results) std::fputs(formatJson(result).c_str(), stdout);
+    else
+      std::fputs(formatBlockingSweep(results).c_str(), stdout);
+    return 0;
+  }
   if (flags.matrix) {
     const auto results = runLbmMatrix(options);
     if (!results.empty() && results.front().report) {
@@ -336,6 +475,18 @@ std::function<int()> defineLbmBenchmark(CLI::App& command) {
                    "Under mpirun: each rank keeps a box of --size (weak scaling); default: the box is cut over the ranks");
   command.add_flag("--digest", flags->digest,
                    "Print a fingerprint of the final populations (with --steps: the same on any number of ranks and GPUs)");
+  command.add_flag("--walls", flags->walls, "Resting walls on the y faces (with --forced: a Poiseuille channel)");
+  command.add_option("--shared-steps", flags->sharedSteps,
+                     "Temporal blocking: steps a launch advances in shared memory (ts; 0: the single-step kernel)");
+  command.add_option("--register-steps", flags->registerSteps, "Temporal blocking: extra steps a stage takes in registers (tr, 0 or 1)");
+  command.add_flag("--warp-shuffle", flags->warpShuffle, "Temporal blocking, D2Q9, tr = 1: lanes share collisions by warp shuffles");
+  command.add_option("--block", flags->block, "Temporal blocking: the nodes a tile writes, e.g. 32x8 (default) or 16x4x4");
+  command
+      .add_flag("--blocking-sweep", flags->sweep,
+                "The seed's temporal-blocking experiment: tiles x ts x tr (default: D2Q9 320x320 channel; add --walls --forced)")
+      ->excludes("--shared-steps")
+      ->excludes("--register-steps")
+      ->excludes("--warp-shuffle");
   command
       .add_flag("--matrix", flags->matrix,
                 "D2Q9, D3Q19, D3Q27 x BGK, MRT x FP32, FP16 in one table (--size: the 3D edge, D2Q9 16 times it)")

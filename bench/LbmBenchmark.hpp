@@ -1,6 +1,7 @@
 #pragma once
 // `octoflow bench lbm`: lattice updates per second of the uniform solver on a periodic box,
 // quoted against the copy bandwidth measured in the same process.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct LbmBenchmarkOptions {
   // A uniform body force (lattice acceleration 1e-6 along x), so that the kernels' forced form
   // is timed: the one a body-force driven case runs.
   bool forced = false;
+  bool walls = false;  // resting walls on the y faces (with `forced`: the seed's Poiseuille channel)
+  lbm::TemporalBlocking blocking;  // [lbm.blocking]; sharedSteps 0: the single-step kernel
 };
 
 struct LbmBenchmarkResult {
@@ -34,6 +37,8 @@ struct LbmBenchmarkResult {
   std::string storage;
   std::string les;
   bool forced = false;
+  bool walls = false;
+  std::string blocking;  // "single-step" or s{ts}r{tr}tb[+ws] and the block
   std::string backend;
   std::string device;
   long long nx = 0, ny = 0, nz = 0;
@@ -67,5 +72,14 @@ std::string formatJson(const LbmBenchmarkResult& result);
 std::vector<LbmBenchmarkResult> runLbmMatrix(const LbmBenchmarkOptions& base);
 // The table of a matrix run, with FP16's speed-up over FP32 and MRT's extra time over BGK.
 std::string formatMatrix(const std::vector<LbmBenchmarkResult>& results);
+
+// `bench lbm --blocking-sweep`: the seed's experiment (seed 1, section 4) on the options' grid
+// (default: D2Q9, a 320x320 Poiseuille channel): the single-step kernel, then every tile size of
+// `blocks` with ts in {1, 2, 4, 8, 12, 16} and tr, warp shuffles in {r0, r1, r1+ws}; rows a
+// launch does not fit (shared memory) are left out. And the table, with each row's speed-up
+// over s1r0tb of its block (the tile kernel one step a launch: no temporal blocking, the seed's
+// s0r0tb) and over the single-step kernel.
+std::vector<LbmBenchmarkResult> runBlockingSweep(const LbmBenchmarkOptions& base, const std::vector<std::array<int, 3>>& blocks);
+std::string formatBlockingSweep(const std::vector<LbmBenchmarkResult>& results);
 
 }  // namespace octoflow::bench
