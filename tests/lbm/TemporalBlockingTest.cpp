@@ -244,12 +244,12 @@ std::vector<BlockingCase> cudaCases() {
   BlockingCase trt;
   trt.collision = CollisionKind::Trt;
   cases.push_back(trt);
-  for (int ts : {2, 4}) {
+  for (int ts : {2, 3}) {  // 3: a tile of 12 x 8 x 8 cells, 117 KiB of shared memory
     BlockingCase c;
     c.lattice = LatticeKind::D3Q19;
     c.sharedSteps = ts;
-    c.registerSteps = ts == 4 ? 1 : 0;
-    c.block[0] = 16;
+    c.registerSteps = ts == 3 ? 1 : 0;
+    c.block[0] = ts == 3 ? 8 : 16;
     c.block[1] = 4;
     c.block[2] = 4;
     cases.push_back(c);

@@ -15,7 +15,15 @@ namespace octoflow::lbm::blocking {
 namespace {
 
 constexpr int kLanes = 32;
-constexpr int kMaxThreads = 256;
+constexpr std::size_t kSharedMemoryPerSm = 227u << 10;  // sm_80 and sm_90, less 1 KiB a block the driver keeps
+// Threads a tile at most: 512 for the one-step stages of D2Q9 (at most 128 registers a thread,
+// none spilled on sm_90), 256 for the others (register stages, D3Q19: up to 244 registers).
+// Two resident tiles of 512 threads leave 64 registers a thread: the one-step D2Q9 kernel then
+// spills 160 to 344 bytes, to L1; it is launched so where two tiles' shared memory fits an SM.
+template <class L, int RegisterSteps>
+constexpr int maxThreads() {
+  return L::Q <= 9 && RegisterSteps == 0 ? 512 : 256;
+}
 
 // f(x, y, z) for every cell of `range`, a warp along each row (consecutive x: consecutive banks).
 template <class F>
@@ -76,8 +84,9 @@ __device__ OCTO_INLINE void twoStepsWithShuffles(const Launch& launch, int targe
   }
 }
 
-template <class Launch, int RegisterSteps, bool Shuffle>
-__global__ void __launch_bounds__(kMaxThreads) blockedKernel(Launch launch) {
+template <class Launch, int RegisterSteps, bool Shuffle, int ResidentTiles = 1>
+__global__ void __launch_bounds__(maxThreads<typename Launch::Lattice, RegisterSteps>(), ResidentTiles)
+    blockedKernel(Launch launch) {
   extern __shared__ float shared[];
   const TileShape& shape = launch.shape;
   const int cells = shape.cells();
@@ -151,17 +160,21 @@ private:
                      static_cast<unsigned>((e.ny + shape.core[1] - 1) / shape.core[1]),
                      static_cast<unsigned>((e.nz + shape.core[2] - 1) / shape.core[2]));
     const int coreCells = shape.core[0] * shape.core[1] * shape.core[2];
-    const dim3 threads(kLanes, static_cast<unsigned>(std::clamp((coreCells + kLanes - 1) / kLanes, 2, kMaxThreads / kLanes)));
     const std::size_t bytes = sharedBytes(shape, steps);
-    const auto run = [&](auto kernel) {
+    const auto run = [&](auto kernel, int most) {
+      const dim3 threads(kLanes, static_cast<unsigned>(std::clamp((coreCells + kLanes - 1) / kLanes, 2, most / kLanes)));
       OCTO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
       kernel<<<tiles, threads, bytes>>>(launch);
       OCTO_CUDA_CHECK(cudaGetLastError());
     };
-    if (blocking_.registerSteps == 0) return run(blockedKernel<Launch, 0, false>);
+    if (blocking_.registerSteps == 0) {
+      if constexpr (maxThreads<L, 0>() == 512)
+        if (coreCells >= 512 && 2 * bytes <= kSharedMemoryPerSm) return run(blockedKernel<Launch, 0, false, 2>, 512);
+      return run(blockedKernel<Launch, 0, false>, maxThreads<L, 0>());
+    }
     if constexpr (std::is_same_v<L, D2Q9>)
-      if (blocking_.warpShuffle) return run(blockedKernel<Launch, 1, true>);
-    run(blockedKernel<Launch, 1, false>);
+      if (blocking_.warpShuffle) return run(blockedKernel<Launch, 1, true>, maxThreads<L, 1>());
+    run(blockedKernel<Launch, 1, false>, maxThreads<L, 1>());
   }
 
   BlockedGrid grid_;

@@ -100,7 +100,10 @@ OCTO_HD OCTO_INLINE bool isObstacle(const BlockedGrid& grid, Index node) {
 template <class L>
 OCTO_HD OCTO_INLINE std::uint32_t nodeFlags(const BlockedGrid& grid, const Index (&p)[3]) {
   const Extent& e = grid.extent;
-  if (isObstacle(grid, e.linear(p[0], p[1], p[2]))) return 0;
+  // A bulk node (every node, without a kind array) has every source a fluid node: one byte read.
+  const std::uint8_t kind = grid.kind ? grid.kind[e.linear(p[0], p[1], p[2])] : std::uint8_t{kBulkNode};
+  if (kind == kBulkNode) return kFluidCell;
+  if (kind == kObstacleNode) return 0;
   std::uint32_t flags = kFluidCell;
   OCTO_UNROLL
   for (int q = 1; q < L::Q; ++q) {
@@ -199,6 +202,7 @@ OCTO_HD OCTO_INLINE void twoStepsInRegisters(const Collision& collision, const V
 template <class L, class S, bool Forced, class Collision>
 struct TileLaunch {
   using Value = typename S::Value;
+  using Lattice = L;
   static constexpr int Q = L::Q;
   static constexpr bool forced = Forced;
   BlockedGrid grid;
