@@ -326,7 +326,13 @@ std::string LbmCase::describe() const {
   std::snprintf(text, sizeof text, "%s %s %s, %lld obstacle nodes, tau %.4g (nu %.4g)", latticeName(config.lattice),
                 collisionName(config.collision), storageName(config.storage), solidNodes, config.tau,
                 viscosityFromTau(config.tau));
-  return text;
+  std::string result = text;
+  if (config.blocking.enabled()) {
+    const TemporalBlocking& b = config.blocking;
+    result += ", temporal blocking " + b.name() + " on tiles of " + std::to_string(b.block[0]) + "x" +
+              std::to_string(b.block[1]) + (latticeDimensions(config.lattice) == 3 ? "x" + std::to_string(b.block[2]) : "");
+  }
+  return result;
 }
 
 std::unique_ptr<sim::Simulation> LbmCase::create(const io::CaseDescription& description,
