@@ -229,6 +229,8 @@ std::vector<BlockingCase> cudaCases() {
   add(8, 0, false, 10, 10);  // the seed's best block
   add(5, 1, true, 16, 16);
   add(4, 1, true, 100, 3);   // a row wider than a warp's 30 cells
+  add(4, 0, false, 32, 16);  // two resident tiles of 512 threads
+  add(5, 0, false, 64, 32);  // the largest tile at 8192^2, one an SM
   BlockingCase half;
   half.storage = StorageKind::Fp16;
   half.registerSteps = 1;
