@@ -115,6 +115,8 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
     config.faces.setType(3, lbm::FaceType::Wall);
   }
   config.blocking = options.blocking;
+  if (ranks > 1 && options.blocking.enabled())
+    throw InputError("--shared-steps", "", "temporal blocking runs on one process: run without mpirun, or with -np 1");
   if (const lbm::BlockingProblem problem = lbm::blockingProblem(config))
     throw InputError(problem.key == "lbm.blocking.register_steps" ? "--register-steps"
                      : problem.key == "lbm.blocking.warp_shuffle"   ? "--warp-shuffle"

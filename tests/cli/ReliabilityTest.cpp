@@ -118,6 +118,39 @@ std::string sphereCase(int steps) {
          octoflow::testing::planeTracers(24, 3, 5) + "[surface]\nfield = \"speed\"\nlevel = 0.04\n";
 }
 
+// A 2D channel between resting walls past a cylinder, driven by a body force, run with temporal
+// blocking (three steps a launch, so launches straddle the outputs every 5 and 10 steps).
+std::string blockedCase(int steps) {
+  return R"([case]
+name = "blocked"
+solver = "lbm"
+steps = )" + std::to_string(steps) + R"(
+[lbm]
+lattice = "D2Q9"
+tau = 0.7
+body_force = [2e-5, 0.0]
+[lbm.blocking]
+shared_steps = 3
+block = [16, 8]
+[domain]
+size = [48, 24]
+periodic = [true, false]
+[[boundary]]
+faces = ["y-", "y+"]
+type = "wall"
+[[obstacle]]
+shape = "cylinder"
+center = [12.0, 11.5]
+radius = 4.0
+[forces]
+every = 5
+[output]
+every = 10
+[checkpoint]
+every = 10
+)";
+}
+
 // The octree's sphere (TestSupport.hpp) with Smagorinsky's eddy viscosity, the surface of the speed
 // and tracers on level 0's grid, fields (.vti and .vthb) and checkpoints.
 std::string amrCase(int steps, double refineDistance = 2.0) {
@@ -430,6 +463,17 @@ TEST_F(Reliability, LbmRestartIsBitExactOnTheCpu) {
   }
 }
 
+// Blocked launches hold the in-place layout of the step they end on: a checkpoint of a blocked run
+// restarts bit-exactly, and its forces and fields are those of the single-step run.
+TEST_F(Reliability, LbmRestartWithTemporalBlockingIsBitExactOnTheCpu) {
+  writeCase("blocked.toml", blockedCase(40));
+  expectRestartIsExact("blocked.toml", "blocked", 20, 40, "cpu");
+  writeCase("single.toml", replaced(blockedCase(40), "shared_steps = 3", "shared_steps = 0"));
+  runOk("run single.toml --quiet --backend cpu --output single");
+  EXPECT_EQ(fileContents(directory_ / "single" / "forces.csv"), fileContents(directory_ / "whole" / "forces.csv"));
+  EXPECT_EQ(csvRows(directory_ / "whole" / "forces.csv"), 8);
+}
+
 TEST_F(Reliability, LbmRestartIsBitExactWithMrtCsmFp16AndAMovingWall) {
   writeCase("lid.toml", lidCase(60, "fp16"));
   expectRestartIsExact("lid.toml", "lid", 30, 60, "cpu");
@@ -653,6 +697,7 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
   writeCase("lid32.toml", replaced(lidCase(60, "fp32"), "name = \"lid\"", "name = \"lid32\""));
   writeCase("crystal.toml", kobayashiCase(200));
   writeCase("wake.toml", cylinderCase(40));
+  writeCase("blocked.toml", blockedCase(40));
   writeCase("octree.toml", amrCase(20));
   // The octree across regrids (the checkpoint of step 10 holds a regridded octree).
   writeCase("regrid.toml", replaced(amrRegridCase(20), "name = \"octree\"", "name = \"regrid\""));
@@ -665,6 +710,7 @@ TEST_F(Reliability, CudaRestartIsBitExact) {
                {"lid32.toml", "lid32", 30, 60},
                {"crystal.toml", "crystal", 100, 200},
                {"wake.toml", "wake", 20, 40},
+               {"blocked.toml", "blocked", 20, 40},
                {"octree.toml", "octree", 10, 20},
                {"regrid.toml", "regrid", 10, 20}};
   for (const auto& c : cases) {
