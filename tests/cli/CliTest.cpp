@@ -372,7 +372,12 @@ TEST_F(Cli, BenchReportsWhetherTheForcedKernelFormWasTimed) {
   EXPECT_NE(forced.output.find("\"forced\": true"), std::string::npos) << forced.output;
   const CommandResult text = runCli("bench lbm --backend cpu --lattice D2Q9 --size 8 --steps 2 --forced", directory_);
   ASSERT_EQ(text.exitCode, 0) << text.output;
-  EXPECT_NE(text.output.find("les=none forced on"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("les=none forced, single-step, on"), std::string::npos) << text.output;
+  // Temporal blocking is named with its tile.
+  const CommandResult blocked =
+      runCli("bench lbm --backend cpu --lattice D2Q9 --size 8 --steps 2 --walls --shared-steps 2 --block 4x4", directory_);
+  ASSERT_EQ(blocked.exitCode, 0) << blocked.output;
+  EXPECT_NE(blocked.output.find("les=none walls, s2r0tb 4x4, on"), std::string::npos) << blocked.output;
 }
 
 // `bench isosurface` extracts a sphere's surface (here on the CPU; the timing figures come from
