@@ -88,6 +88,7 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
   r.tracersEvery = options.tracersEvery;
   r.tracers = options.tracers > 0 ? options.tracers : (cuda ? 100000 : 1000);
   r.fields = options.fields;
+  r.velocityField = options.velocityField;
   if (r.size < 8) throw InputError("--size", "", "expected at least 8 nodes per axis");
   if (r.every <= 0) throw InputError("--every", "", "expected a positive integer");
   if (r.tracersEvery <= 0 || r.tracersEvery > 1000) throw InputError("--tracers-every", "", "expected 1 to 1000");
@@ -108,6 +109,7 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
   // In situ: the run loop's work (apps/RunCommand.cpp), each part timed on the host.
   solver.initialize(nullptr, velocity.data());
   insitu::FlowExtracts extracts(description, *simulation);
+  extracts.moveInVelocityField(r.velocityField);
   extracts.releaseTracers(0);
   extracts.moveTracers(1);  // warm-up: first launches, buffers
   extracts.surface();
@@ -139,6 +141,7 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
     solver.advance(stride);
   }
   r.inSituSecondsPerStep = secondsSince(loopStart) / static_cast<double>(r.steps);
+  r.tracersAlive = extracts.tracers().count;
   if (moves > 0) r.moveSeconds /= moves;
   if (r.handOffs > 0) {
     r.surfaceSeconds /= static_cast<double>(r.handOffs);
@@ -150,18 +153,27 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
   return r;
 }
 
+namespace {
+// What the tracer moves add to a bare step.
+double moveShare(const InSituBenchmarkResult& r) {
+  return r.moveSeconds / (static_cast<double>(r.tracersEvery) * r.bareSecondsPerStep);
+}
+}  // namespace
+
 std::string formatText(const InSituBenchmarkResult& r) {
   char text[1400];
   int used = std::snprintf(
       text, sizeof text,
       "octoflow bench insitu: D3Q19 BGK FP32 Taylor-Green vortex %lld^3, %lld steps on %s [%s]\n"
-      "  in situ: %lld tracers moved every %lld step(s); every %lld steps the speed surface and the tracers%s to the host\n"
-      "  bare %.3f ms a step, in situ %.3f ms a step: %+.1f %%\n"
+      "  in situ: %lld tracers moved every %lld step(s) in %s; every %lld steps the speed surface and the tracers%s to "
+      "the host\n"
+      "  bare %.3f ms a step, in situ %.3f ms a step: %+.1f %%; the tracer moves alone %+.1f %%\n"
       "  parts: tracer move %.3f ms (%lld alive at the end); at each of %lld hand-offs: surface %.3f ms (%lld triangles; "
       "extraction %.3f ms, of it copying to the host %.3f ms), tracers %.3f ms",
-      r.size, r.steps, r.device.c_str(), r.backend.c_str(), r.tracers, r.tracersEvery, r.every,
-      r.fields ? " and the velocity field" : "", 1e3 * r.bareSecondsPerStep, 1e3 * r.inSituSecondsPerStep,
-      100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0), 1e3 * r.moveSeconds, r.tracersAlive, r.handOffs,
+      r.size, r.steps, r.device.c_str(), r.backend.c_str(), r.tracers, r.tracersEvery,
+      r.velocityField ? "a velocity field computed for each move" : "the velocity sampled from the populations",
+      r.every, r.fields ? " and the velocity field" : "", 1e3 * r.bareSecondsPerStep, 1e3 * r.inSituSecondsPerStep,
+      100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0), 100.0 * moveShare(r), 1e3 * r.moveSeconds, r.tracersAlive, r.handOffs,
       1e3 * r.surfaceSeconds, r.triangles, 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds,
       1e3 * r.tracerViewSeconds);
   if (r.fields) used += std::snprintf(text + used, sizeof text - used, ", velocity field %.3f ms", 1e3 * r.fieldSeconds);
@@ -170,16 +182,16 @@ std::string formatText(const InSituBenchmarkResult& r) {
 }
 
 std::string formatJson(const InSituBenchmarkResult& r) {
-  char text[1100];
+  char text[1200];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"insitu\", \"backend\": \"%s\", \"device\": \"%s\", \"size\": %lld, \"steps\": %lld, "
-                "\"every\": %lld, \"tracers_every\": %lld, \"tracers\": %lld, \"fields\": %s, \"bare_ms\": %.4f, "
-                "\"insitu_ms\": %.4f, \"move_ms\": %.4f, \"surface_ms\": %.4f, \"tracer_view_ms\": %.4f, "
+                "\"every\": %lld, \"tracers_every\": %lld, \"tracers\": %lld, \"fields\": %s, \"tracer_velocity\": \"%s\", "
+                "\"bare_ms\": %.4f, \"insitu_ms\": %.4f, \"move_ms\": %.4f, \"move_share\": %.4f, \"surface_ms\": %.4f, \"tracer_view_ms\": %.4f, "
                 "\"field_ms\": %.4f, \"extract_ms\": %.4f, \"triangle_copy_ms\": %.4f, \"triangles\": %lld, "
                 "\"tracers_alive\": %lld}\n",
                 r.backend.c_str(), r.device.c_str(), r.size, r.steps, r.every, r.tracersEvery, r.tracers,
-                r.fields ? "true" : "false", 1e3 * r.bareSecondsPerStep, 1e3 * r.inSituSecondsPerStep,
-                1e3 * r.moveSeconds, 1e3 * r.surfaceSeconds, 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
+                r.fields ? "true" : "false", r.velocityField ? "field" : "populations", 1e3 * r.bareSecondsPerStep,
+                1e3 * r.inSituSecondsPerStep, 1e3 * r.moveSeconds, moveShare(r), 1e3 * r.surfaceSeconds, 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
                 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive);
   return text;
 }
@@ -193,6 +205,7 @@ std::function<int()> defineInSituBenchmark(CLI::App& command) {
     std::string backend = "auto";
     InSituBenchmarkOptions options;
     bool json = false;
+    std::string tracerVelocity = "populations";
   };
   auto flags = std::make_shared<Flags>();
   InSituBenchmarkOptions& o = flags->options;
@@ -202,11 +215,16 @@ std::function<int()> defineInSituBenchmark(CLI::App& command) {
   command.add_option("--tracers-every", o.tracersEvery, "Steps between tracer moves (default 1)");
   command.add_option("--tracers", o.tracers, "Tracers (default 100000 on CUDA, 1000 on CPU)");
   command.add_flag("--fields", o.fields, "Also copy the velocity field to the host at each hand-off");
+  command.add_option("--tracer-velocity", flags->tracerVelocity,
+                     "populations (default: sampled at the tracers) | field (a velocity field each move)");
   command.add_option("--backend", flags->backend, "auto | cuda | cpu");
   command.add_flag("--json", flags->json, "One JSON object instead of text");
   return [flags] {
     InSituBenchmarkOptions options = flags->options;
     options.backend = exec::resolveBackend(exec::parseBackendChoice(flags->backend, "--backend"));
+    if (flags->tracerVelocity != "populations" && flags->tracerVelocity != "field")
+      throw InputError("--tracer-velocity", flags->tracerVelocity, "expected populations or field");
+    options.velocityField = flags->tracerVelocity == "field";
     for (const auto& [name, value] : {std::pair{"--size", options.size}, std::pair{"--steps", options.steps},
                                       std::pair{"--tracers", options.tracers}})
       if (value < 0) throw InputError(name, "", "expected a positive integer");

@@ -18,16 +18,19 @@ struct InSituBenchmarkOptions {
   long long tracersEvery = 1;  // steps between tracer moves
   long long tracers = 0;       // tracers released at step 0; 0 = 10^5 on CUDA, 10^3 on the CPU
   bool fields = false;         // also copy the velocity field to the host at each hand-off
+  // Tracers moved in a velocity field computed for each move (what runs did before the solver
+  // sampled its populations at the tracers: sim::Simulation::moveTracers).
+  bool velocityField = false;
 };
 
 struct InSituBenchmarkResult {
   std::string backend, device;
   long long size = 0, steps = 0, every = 0, tracersEvery = 0, tracers = 0, handOffs = 0;
-  bool fields = false;
+  bool fields = false, velocityField = false;
   double bareSecondsPerStep = 0.0;
   double inSituSecondsPerStep = 0.0;
   // The parts, host time each (the solver's queue is empty at the start of each): a tracer move
-  // (velocity from the populations, then advection), a surface extraction with its triangles on
+  // (velocity from the populations at the tracers, or a velocity field, then advection), a surface extraction with its triangles on
   // the host, a tracer hand-off (compaction, copy to the host), a velocity field copy.
   double moveSeconds = 0.0, surfaceSeconds = 0.0, tracerViewSeconds = 0.0, fieldSeconds = 0.0;
   double extractSeconds = 0.0, triangleCopySeconds = 0.0;  // of surfaceSeconds: the extraction, its copy to the host

@@ -5,12 +5,14 @@
 #define OCTO_HD __host__ __device__
 #define OCTO_INLINE __forceinline__
 #define OCTO_UNROLL _Pragma("unroll")
+#define OCTO_NO_UNROLL _Pragma("unroll 1")
 #define OCTO_NOINLINE __noinline__
 #else
 #define OCTO_HD
 #define OCTO_INLINE inline __attribute__((always_inline))
 // Full unrolling over the velocity set turns the lattice tables into immediates.
 #define OCTO_UNROLL _Pragma("GCC unroll 32")
+#define OCTO_NO_UNROLL _Pragma("GCC unroll 1")
 #define OCTO_NOINLINE __attribute__((noinline))
 #endif
 // OCTO_NOINLINE keeps a rarely taken, large path (a population rebuilt across octree levels) out

@@ -68,6 +68,9 @@ void FlowExtracts::moveTracers(int steps) {
     tracers_->advect(view, steps, static_cast<float>(simulation_.velocityScale()));
     return;
   }
+  if (onSolver_ && !velocityField_ &&
+      simulation_.moveTracers(tracers_->move(steps, static_cast<float>(simulation_.velocityScale()))))
+    return;
   const float* velocity = field("velocity");
   if (!root_) return;
   particles::VelocityFieldView view;

@@ -33,8 +33,12 @@ public:
   bool movesOnDevice() const { return onSolver_ && backend_ == exec::Backend::Cuda; }
   // Rank 0 (a no-op elsewhere): releases the tracers the sources release at `step`.
   void releaseTracers(Index step);
-  // Collective. Moves the tracers over the next `steps` steps in the solver's current flow.
+  // Collective. Moves the tracers over the next `steps` steps in the solver's current flow: sampled
+  // by the solver where it can (sim::Simulation::moveTracers), else in its velocity field.
   void moveTracers(int steps);
+  // Moves tracers in the velocity field even where the solver could sample its flow itself (for
+  // comparisons: `octoflow bench insitu --tracer-velocity field`).
+  void moveInVelocityField(bool inField) { velocityField_ = inField; }
   // Rank 0: the live tracers on the host, valid until the next call on the tracers.
   particles::TracerView tracers();
   // Collective. The surface of the solver's current state on the host of rank 0 (empty elsewhere),
@@ -64,6 +68,7 @@ private:
   exec::Backend backend_;
   bool root_ = true;
   bool onSolver_ = true;  // made in the solver's working memory (one rank)
+  bool velocityField_ = false;  // moveInVelocityField
   std::unique_ptr<particles::TracerSet> tracers_;
   exec::Buffer<std::uint8_t> solid_;  // the obstacle mask where the tracers move, empty without obstacles
   // A solver with levels (one rank): tracers move in its blocks (particles::BlockVelocityView).

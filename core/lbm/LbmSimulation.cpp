@@ -117,6 +117,13 @@ public:
     return fields_;
   }
 
+  bool moveTracers(const particles::TracerMove& move) override {
+    // One grid, the whole one (no ghost layers): tracer positions are its node coordinates.
+    if (ranks() > 1 || local().config().ghostFaces != 0) return false;
+    local().moveTracers(move);
+    return true;
+  }
+
   std::vector<sim::FieldLimit> fieldLimits() const override { return flowFieldLimits(); }
 
   sim::SolverState saveState() override { return sim::SolverState{local().saveState(), {}}; }

@@ -329,6 +329,24 @@ OCTO_HD OCTO_INLINE void writeMoments(float* density, float* velocity, Index nod
   }
 }
 
+// The density and velocity of a bulk node (its neighbourhood given) and of boundary list entry
+// `entry` in the current state, the next step being of parity Odd / `odd`.
+template <class L, class S, bool Odd>
+OCTO_HD OCTO_INLINE void bulkMoments(const GridView& grid, const SlotBases<L, const typename S::Value>& slots,
+                                     const Neighbourhood& neighbours, float& rho, Vector3& u) {
+  float g[L::Q];
+  gatherBulk<L, S, Odd>(slots, neighbours, g);
+  moments<L>(g, grid.acceleration, rho, u);
+}
+template <class L, class S>
+OCTO_HD OCTO_INLINE void boundaryMoments(const GridView& grid, const typename S::Value* populations, bool odd,
+                                         const BoundaryNode* nodes, const NodeMoments* previous, Index entry,
+                                         float& rho, Vector3& u) {
+  float g[L::Q];
+  gatherAtBoundary<L, S>(grid, populations, odd, nodes[entry], previous, entry, g);
+  moments<L>(g, grid.acceleration, rho, u);
+}
+
 template <class L, class S, bool Odd>
 struct BulkMacroscopic {
   GridView grid;
@@ -343,11 +361,7 @@ struct BulkMacroscopic {
     if (kind == kBoundaryNode) return;
     float rho = 1.0f;
     Vector3 u;
-    if (kind == kBulkNode) {
-      float g[L::Q];
-      gatherBulk<L, S, Odd>(slots, neighbours, g);
-      moments<L>(g, grid.acceleration, rho, u);
-    }
+    if (kind == kBulkNode) bulkMoments<L, S, Odd>(grid, slots, neighbours, rho, u);
     writeMoments(density, velocity, node, rho, u);
   }
 };
@@ -363,13 +377,10 @@ struct BoundaryMacroscopic {
   float* velocity;
 
   OCTO_HD void operator()(Index entry) const {
-    const BoundaryNode b = nodes[entry];
-    float g[L::Q];
-    gatherAtBoundary<L, S>(grid, populations, odd, b, previous, entry, g);
     float rho;
     Vector3 u;
-    moments<L>(g, grid.acceleration, rho, u);
-    writeMoments(density, velocity, b.node, rho, u);
+    boundaryMoments<L, S>(grid, populations, odd, nodes, previous, entry, rho, u);
+    writeMoments(density, velocity, nodes[entry].node, rho, u);
   }
 };
 

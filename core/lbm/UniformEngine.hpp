@@ -7,6 +7,7 @@
 #include "lbm/Halo.hpp"
 #include "lbm/Mrt.hpp"
 #include "lbm/StreamCollide.hpp"
+#include "lbm/TracerFlow.hpp"
 #include "lbm/UniformSolver.hpp"
 
 namespace octoflow::lbm::detail {
@@ -59,6 +60,16 @@ public:
     queues_.compute.parallelFor(lists_.boundaryCount, BoundaryMacroscopic<L, S>{grid_, values, odd, lists_.boundaryNodes,
                                                                            previous, density, velocity});
   }
+  void moveTracers(const void* populations, bool odd, const NodeMoments* previous,
+                   const particles::TracerMove& move) override {
+    const auto* values = static_cast<const Value*>(populations);
+    if (odd)
+      queues_.compute.parallelFor(move.count, particles::AdvectTracers<FlowAtNodes<L, S, true>>{
+                                                  flowAtNodes<true>(values, previous), move});
+    else
+      queues_.compute.parallelFor(move.count, particles::AdvectTracers<FlowAtNodes<L, S, false>>{
+                                                  flowAtNodes<false>(values, previous), move});
+  }
   void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) override {
     queues_.compute.parallelFor(count, ObstacleForce<L, S>{links, static_cast<const Value*>(populations), nodeCount(), force});
   }
@@ -109,6 +120,10 @@ private:
     queues_.compute.template parallelFor3<bulkBlocksPerSm(Forced, Csm)>(
         box, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, {values, nodeCount()}, velocityIn,
                                                              velocityOut});
+  }
+  template <bool Odd>
+  FlowAtNodes<L, S, Odd> flowAtNodes(const Value* values, const NodeMoments* previous) const {
+    return {grid_, {values, nodeCount()}, values, lists_.boundaryNodes, lists_.boundaryCount, previous};
   }
   Index nodeCount() const { return grid_.extent.cellCount(); }
   GridView grid_;

@@ -367,6 +367,12 @@ UniformSolver::WorkingFields UniformSolver::workingFields(bool wantDensity, bool
   return fields;
 }
 
+void UniformSolver::moveTracers(const particles::TracerMove& move) {
+  if (move.count == 0) return;
+  engine_->moveTracers(populations_.data(), oddStep(), boundaryMoments(step_), move);
+  engine_->synchronize();
+}
+
 const HostFields& UniformSolver::fetchFields(bool wantDensity, bool wantVelocity) {
   const WorkingFields fields = workingFields(wantDensity, wantVelocity);
   if (backend_ == exec::Backend::Cpu) return host_;

@@ -17,6 +17,7 @@
 #include "lbm/Lattice.hpp"
 #include "lbm/PopulationStorage.hpp"
 #include "lbm/StreamCollide.hpp"
+#include "particles/TracerMotion.hpp"
 #include "lbm/blocking/TemporalBlocking.hpp"
 #include "sim/SolverState.hpp"
 #include "sim/StepTimeline.hpp"
@@ -88,6 +89,9 @@ public:
                             const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut) = 0;
   virtual void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
                            float* velocity) = 0;
+  // Moves tracers (lbm/TracerFlow.hpp) in the velocity of the state the populations hold.
+  virtual void moveTracers(const void* populations, bool odd, const NodeMoments* previous,
+                           const particles::TracerMove& move) = 0;
   virtual void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) = 0;
   virtual int crossingCount() const = 0;
   virtual void packHalo(const void* populations, const HaloBox& box, void* buffer) = 0;
@@ -131,6 +135,10 @@ public:
     const float* velocity = nullptr;
   };
   WorkingFields workingFields(bool wantDensity, bool wantVelocity);
+  // Moves tracers (arrays in working memory) in the current state's velocity, interpolated from
+  // the populations at the corners of each tracer's cell: no velocity field is computed. Returns
+  // once they have moved.
+  void moveTracers(const particles::TracerMove& move);
   // The population array as FP32 deviations f_q - w_q, copied to the host: structure-of-arrays
   // in the in-place (AA) layout of the current step's parity (StreamCollide.hpp).
   std::vector<float> populationsOnHost() const;

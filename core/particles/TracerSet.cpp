@@ -186,13 +186,25 @@ void TracerSet::advect(const BlockVelocityView& field, int latticeSteps, float v
   advectIn(field, latticeSteps, velocityScale);
 }
 
+TracerMove TracerSet::move(int latticeSteps, float velocityScale) {
+  if (latticeSteps <= 0) throw Error("tracers: a move covers at least one lattice step");
+  TracerMove move;
+  move.integrator = settings_.integrator;
+  move.substeps = settings_.substeps;
+  move.latticeSteps = latticeSteps;
+  move.velocityScale = velocityScale;
+  move.count = count_;
+  move.positions = positions_.data();
+  move.velocities = velocities_.data();
+  move.ages = ages_.data();
+  move.alive = alive_.data();
+  return move;
+}
+
 template <class Field>
 void TracerSet::advectIn(const Field& field, int latticeSteps, float velocityScale) {
+  const AdvectTracers<Field> advect{field, move(latticeSteps, velocityScale)};
   if (count_ == 0) return;
-  if (latticeSteps <= 0) throw Error("tracers: a move covers at least one lattice step");
-  const AdvectTracers<Field> advect{field,           settings_.integrator, settings_.substeps, latticeSteps,
-                                    velocityScale,   positions_.data(),    velocities_.data(),  ages_.data(),
-                                    alive_.data()};
 #if OCTOFLOW_HAVE_CUDA
   if (backend_ == exec::Backend::Cuda) return detail::advectTracersOnCuda(count_, advect);
 #endif

@@ -75,6 +75,9 @@ public:
   // held fixed over them.
   void advect(const VelocityFieldView& field, int latticeSteps = 1, float velocityScale = 1.0f);
   void advect(const BlockVelocityView& field, int latticeSteps = 1, float velocityScale = 1.0f);
+  // The same move for a solver that samples its flow itself (sim::Simulation::moveTracers): the
+  // tracers' arrays and settings; the solver advects them (AdvectTracers) on the set's backend.
+  TracerMove move(int latticeSteps = 1, float velocityScale = 1.0f);
   // Drops retired tracers and copies the live ones to the host.
   TracerView view();
 

@@ -15,6 +15,7 @@
 
 #include "common/Extent.hpp"
 #include "exec/Backend.hpp"
+#include "particles/TracerMotion.hpp"
 #include "sim/SolverState.hpp"
 #include "sim/StepTimeline.hpp"
 
@@ -150,6 +151,16 @@ public:
   // checkpoint's and the next advance() computes exactly what the saved run computed next.
   virtual SolverState saveState() = 0;
   virtual void restoreState(const StateSource& source) = 0;
+
+  // Moves tracers through the current flow without a velocity field, where the solver samples its
+  // own state at the tracers (the uniform LBM on one rank: the velocity at the corners of each
+  // tracer's cell from the populations there, the same values its "velocity" field holds): the
+  // move's arrays in the solver's working memory; returns once they have moved. False (the
+  // default): the caller moves them in workingFields' "velocity".
+  virtual bool moveTracers(const particles::TracerMove& move) {
+    (void)move;
+    return false;
+  }
 
   // Solvers with levels (octree AMR): the blocks, and host copies of the named fields on their
   // points (no `solid`) (the uniform grid of extent() is then level 0, its values taken from the finest block
