@@ -87,6 +87,12 @@ if want insitu; then
   done
   build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --tracers-every 50
   build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --tracers 1000000 --tracers-every 10
+  # The tracer moves alone (no hand-offs), sampled from the populations and, for comparison, in a
+  # velocity field; and their fixed cost (few tracers).
+  for tracers in 1000 10000 100000 1000000; do
+    build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --every 100000 --tracers $tracers
+  done
+  build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --every 100000 --tracer-velocity field
 } > "$logs/insitu.txt" 2>&1
 cat "$logs/insitu.txt"
 fi
