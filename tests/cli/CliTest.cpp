@@ -380,6 +380,26 @@ TEST_F(Cli, BenchReportsWhetherTheForcedKernelFormWasTimed) {
   EXPECT_NE(blocked.output.find("les=none walls, s2r0tb 4x4, on"), std::string::npos) << blocked.output;
 }
 
+// `bench insitu` moves its tracers from the solver's populations unless told to move them in a
+// velocity field; the same tracers are alive at the end either way (the same paths: the LBM's
+// sampler reads the values its velocity field holds).
+TEST_F(Cli, BenchInSituMovesTracersFromThePopulationsOrInAField) {
+  const auto alive = [](const std::string& output) {
+    const auto at = output.find("\"tracers_alive\": ");
+    return at == std::string::npos ? -1L : std::stol(output.substr(at + 17));
+  };
+  const std::string bench = "bench insitu --backend cpu --size 16 --steps 12 --tracers 200 --json";
+  const CommandResult sampled = runCli(bench, directory_);
+  ASSERT_EQ(sampled.exitCode, 0) << sampled.output;
+  EXPECT_NE(sampled.output.find("\"tracer_velocity\": \"populations\""), std::string::npos) << sampled.output;
+  const CommandResult fielded = runCli(bench + " --tracer-velocity field", directory_);
+  ASSERT_EQ(fielded.exitCode, 0) << fielded.output;
+  EXPECT_NE(fielded.output.find("\"tracer_velocity\": \"field\""), std::string::npos) << fielded.output;
+  EXPECT_GT(alive(sampled.output), 100);
+  EXPECT_EQ(alive(sampled.output), alive(fielded.output));
+  expectInputError("bench insitu --backend cpu --tracer-velocity nearest", "--tracer-velocity");
+}
+
 // `bench isosurface` extracts a sphere's surface (here on the CPU; the timing figures come from
 // GPUs, docs/PERFORMANCE.md): a closed surface has about twice as many triangles as vertices.
 TEST_F(Cli, BenchIsosurfaceExtractsTheSpheresSurface) {
