@@ -173,7 +173,8 @@ std::string formatText(const InSituBenchmarkResult& r) {
       r.size, r.steps, r.device.c_str(), r.backend.c_str(), r.tracers, r.tracersEvery,
       r.velocityField ? "a velocity field computed for each move" : "the velocity sampled from the populations",
       r.every, r.fields ? " and the velocity field" : "", 1e3 * r.bareSecondsPerStep, 1e3 * r.inSituSecondsPerStep,
-      100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0), 100.0 * moveShare(r), 1e3 * r.moveSeconds, r.tracersAlive, r.handOffs,
+      100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0), 100.0 * moveShare(r), 1e3 * r.moveSeconds,
+      r.tracersAlive, r.handOffs,
       1e3 * r.surfaceSeconds, r.triangles, 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds,
       1e3 * r.tracerViewSeconds);
   if (r.fields) used += std::snprintf(text + used, sizeof text - used, ", velocity field %.3f ms", 1e3 * r.fieldSeconds);
@@ -186,12 +187,14 @@ std::string formatJson(const InSituBenchmarkResult& r) {
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"insitu\", \"backend\": \"%s\", \"device\": \"%s\", \"size\": %lld, \"steps\": %lld, "
                 "\"every\": %lld, \"tracers_every\": %lld, \"tracers\": %lld, \"fields\": %s, \"tracer_velocity\": \"%s\", "
-                "\"bare_ms\": %.4f, \"insitu_ms\": %.4f, \"move_ms\": %.4f, \"move_share\": %.4f, \"surface_ms\": %.4f, \"tracer_view_ms\": %.4f, "
+                "\"bare_ms\": %.4f, \"insitu_ms\": %.4f, \"move_ms\": %.4f, \"move_share\": %.4f, \"surface_ms\": %.4f, "
+                "\"tracer_view_ms\": %.4f, "
                 "\"field_ms\": %.4f, \"extract_ms\": %.4f, \"triangle_copy_ms\": %.4f, \"triangles\": %lld, "
                 "\"tracers_alive\": %lld}\n",
                 r.backend.c_str(), r.device.c_str(), r.size, r.steps, r.every, r.tracersEvery, r.tracers,
                 r.fields ? "true" : "false", r.velocityField ? "field" : "populations", 1e3 * r.bareSecondsPerStep,
-                1e3 * r.inSituSecondsPerStep, 1e3 * r.moveSeconds, moveShare(r), 1e3 * r.surfaceSeconds, 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
+                1e3 * r.inSituSecondsPerStep, 1e3 * r.moveSeconds, moveShare(r), 1e3 * r.surfaceSeconds,
+                1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
                 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive);
   return text;
 }

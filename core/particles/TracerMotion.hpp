@@ -72,7 +72,8 @@ private:
       base[a] = cell;
       weight[a] = size > 1 ? p - static_cast<float>(cell) : 0.0f;
     }
-    return !nodes_.solidAt(base[0] + (weight[0] >= 0.5f), base[1] + (weight[1] >= 0.5f), base[2] + (weight[2] >= 0.5f));
+    return !nodes_.solidAt(base[0] + (weight[0] >= 0.5f), base[1] + (weight[1] >= 0.5f),
+                           base[2] + (weight[2] >= 0.5f));
   }
   // Unrolled, so that the corners stay in registers and their reads are in flight together; a
   // corner past a one-node axis takes the node before it (its weight is zero).
@@ -95,10 +96,6 @@ private:
 // its last cell's corners.
 OCTO_HD inline TrilinearSampler<VelocityFieldView> samplerOf(const VelocityFieldView& field) {
   return {field, field.extent};
-}
-
-OCTO_HD inline bool sampleVelocity(const VelocityFieldView& field, const float (&position)[3], float (&u)[3]) {
-  return samplerOf(field).velocity(position, u);
 }
 
 // A velocity field on the blocks of an octree (sim::BlockGrid): blocks of B^3 node-centred points
