@@ -26,6 +26,9 @@ BackgroundWriter::~BackgroundWriter() {
 void BackgroundWriter::post(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    // An error the caller has not yet been told of drops the jobs handed over after it, however
+    // the caller's post() and the writer's thread interleave.
+    if (error_) return;
     jobs_.push_back(std::move(job));
   }
   changed_.notify_all();

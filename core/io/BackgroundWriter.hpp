@@ -19,7 +19,8 @@ public:
   BackgroundWriter(const BackgroundWriter&) = delete;
   BackgroundWriter& operator=(const BackgroundWriter&) = delete;
 
-  // Queues a job; jobs run one at a time, in the order given.
+  // Queues a job; jobs run one at a time, in the order given. After a job's error, the jobs
+  // queued or handed over are dropped until wait() has reported that error.
   void post(std::function<void()> job);
   // Returns once every job handed over has run; rethrows the first error a job raised (later
   // jobs are dropped after an error).

@@ -50,6 +50,23 @@ TEST(BackgroundWriter, AnErrorReachesTheCallerAndDropsTheJobsAfterIt) {
   EXPECT_EQ(done, (std::vector<int>{1, 4}));
 }
 
+TEST(BackgroundWriter, AJobHandedOverAfterAnErrorNotYetReportedIsDropped) {
+  BackgroundWriter writer;
+  std::vector<int> done;
+  std::atomic<bool> thrown{false};
+  writer.post([&] {
+    thrown = true;
+    throw std::runtime_error("disk full");
+  });
+  while (!thrown) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // The writer may or may not have recorded the error yet: the job is dropped either way.
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  writer.post([&] { done.push_back(2); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));  // time to run it, were it kept
+  EXPECT_THROW(writer.wait(), std::runtime_error);
+  EXPECT_TRUE(done.empty());
+}
+
 TEST(BackgroundWriter, FinishesTheJobsHandedOverWhenItEnds) {
   std::vector<int> done;
   {
