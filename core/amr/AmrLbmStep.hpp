@@ -290,7 +290,7 @@ struct AmrLevelStep {
       OCTO_UNROLL
       for (int r = 0; r < L::Q; ++r) {
         const float equilibrium = lbm::equilibriumDeviation<L>(r, rho, u);
-        set[r] = equilibrium + scale * (set[r] - equilibrium) + L::w(r) * lbm::dot(lbm::velocityOf<L>(r), fix);
+        set[r] = equilibrium + scale * (set[r] - equilibrium) + L::w(r) * lbm::velocityDot<L>(r, fix);
       }
     } else {
       float equilibrium[L::Q];
@@ -303,7 +303,7 @@ struct AmrLevelStep {
       const lbm::Vector3 fix = momentumFix(
           collision.template rescaleNonEquilibrium<L>(set, ratio, state.tau[sourceLevel], state.tau[level]));
       OCTO_UNROLL
-      for (int r = 0; r < L::Q; ++r) set[r] += equilibrium[r] + L::w(r) * lbm::dot(lbm::velocityOf<L>(r), fix);
+      for (int r = 0; r < L::Q; ++r) set[r] += equilibrium[r] + L::w(r) * lbm::velocityDot<L>(r, fix);
     }
   }
 

@@ -16,10 +16,26 @@ struct Vector3 {
 
 OCTO_HD OCTO_INLINE float dot(const Vector3& a, const Vector3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 
+// sum + c v for a lattice velocity component (or product of two) c in {-1, 0, 1}, the product never
+// formed. In the unrolled kernels c is a constant and this folds to nothing, an add or a subtract,
+// where sum + c * v kept a multiply-add even for c = 0: a compiler may not drop x * 0 (it is -0 or
+// NaN for some x). The same bits as sum + c * v for finite v, but for the sign of a zero sum.
+OCTO_HD OCTO_INLINE float plusComponent(float sum, int c, float v) { return c == 0 ? sum : (c > 0 ? sum + v : sum - v); }
+
+// c_q . v, summed over the non-zero components of c_q in axis order (0 for the rest velocity):
+// the bits of the dot product with c_q as floats, without its multiplies and zero terms.
 template <class L>
-OCTO_HD OCTO_INLINE Vector3 velocityOf(int q) {
-  return Vector3{static_cast<float>(L::c(q, 0)), static_cast<float>(L::c(q, 1)),
-                 static_cast<float>(L::c(q, 2))};
+OCTO_HD OCTO_INLINE float velocityDot(int q, const Vector3& v) {
+  float sum = 0.0f;
+  bool started = false;
+  OCTO_UNROLL
+  for (int axis = 0; axis < 3; ++axis) {
+    const int c = L::c(q, axis);
+    if (c == 0) continue;
+    sum = started ? plusComponent(sum, c, v[axis]) : (c > 0 ? v[axis] : -v[axis]);
+    started = true;
+  }
+  return sum;
 }
 
 // Density and velocity of one node from its (pre-collision) population deviations, with the
@@ -33,9 +49,9 @@ OCTO_HD OCTO_INLINE void moments(const float (&g)[L::Q], const Vector3& accelera
   OCTO_UNROLL
   for (int q = 0; q < L::Q; ++q) {
     deltaRho += g[q];
-    momentum.x += g[q] * L::c(q, 0);
-    momentum.y += g[q] * L::c(q, 1);
-    momentum.z += g[q] * L::c(q, 2);
+    momentum.x = plusComponent(momentum.x, L::c(q, 0), g[q]);
+    momentum.y = plusComponent(momentum.y, L::c(q, 1), g[q]);
+    momentum.z = plusComponent(momentum.z, L::c(q, 2), g[q]);
   }
   rho = 1.0f + deltaRho;
   const float inverseRho = 1.0f / rho;
@@ -48,7 +64,7 @@ OCTO_HD OCTO_INLINE void moments(const float (&g)[L::Q], const Vector3& accelera
 // (seed 1 eq. (6): f^eq = w rho [1 - 1.5 u^2 + 3 c.u + 4.5 (c.u)^2]).
 template <class L>
 OCTO_HD OCTO_INLINE float equilibriumDeviation(int q, float rho, const Vector3& u) {
-  const float cu = L::c(q, 0) * u.x + L::c(q, 1) * u.y + L::c(q, 2) * u.z;
+  const float cu = velocityDot<L>(q, u);
   const float uu = dot(u, u);
   return L::w(q) * ((rho - 1.0f) + rho * (3.0f * cu + 4.5f * cu * cu - 1.5f * uu));
 }
@@ -57,12 +73,16 @@ OCTO_HD OCTO_INLINE float equilibriumDeviation(int q, float rho, const Vector3& 
 // w_q [3 (c_q - u) + 9 (c_q.u) c_q] . F   (Guo et al. 2002, eq. (20)), F = rho a.
 template <class L>
 OCTO_HD OCTO_INLINE float guoSource(int q, float rho, const Vector3& u, const Vector3& acceleration) {
-  const Vector3 c = velocityOf<L>(q);
-  const float cu = dot(c, u);
+  const float cu = velocityDot<L>(q, u);
   const Vector3 force{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
-  const Vector3 direction{3.0f * (c.x - u.x) + 9.0f * cu * c.x, 3.0f * (c.y - u.y) + 9.0f * cu * c.y,
-                          3.0f * (c.z - u.z) + 9.0f * cu * c.z};
-  return L::w(q) * dot(direction, force);
+  float direction[3];
+  OCTO_UNROLL
+  for (int axis = 0; axis < 3; ++axis) {
+    const int c = L::c(q, axis);
+    direction[axis] = 3.0f * (static_cast<float>(c) - u[axis]);
+    if (c != 0) direction[axis] += c > 0 ? 9.0f * cu : -(9.0f * cu);
+  }
+  return L::w(q) * dot(Vector3{direction[0], direction[1], direction[2]}, force);
 }
 
 // Large-eddy simulation: an eddy viscosity that raises the local relaxation time.
@@ -120,7 +140,7 @@ struct Les {
     for (int q = 0; q < L::Q; ++q) {
       const float nonEquilibrium = g[q] - equilibriumDeviation<L>(q, rho, u);
       for (int a = 0; a < 3; ++a)
-        for (int b = a; b < 3; ++b) stress[a][b] += L::c(q, a) * L::c(q, b) * nonEquilibrium;
+        for (int b = a; b < 3; ++b) stress[a][b] = plusComponent(stress[a][b], L::c(q, a) * L::c(q, b), nonEquilibrium);
     }
     const float force[3] = {rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
     for (int a = 0; a < 3; ++a)

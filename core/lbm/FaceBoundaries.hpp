@@ -116,11 +116,11 @@ OCTO_HD OCTO_INLINE float incomingAcrossFaces(const FaceBoundaries& boundaries, 
     // An inlet injects the reference density: its mass flux rho_0 u is fixed, so the density
     // in the domain cannot feed back into it (and grow) when the outlet is an outflow face.
     const float wallDensity = inlet ? 1.0f : node.rho;
-    return reflected + 6.0f * L::w(q) * wallDensity * dot(velocityOf<L>(q), wallVelocity);
+    return reflected + 6.0f * L::w(q) * wallDensity * velocityDot<L>(q, wallVelocity);
   }
   const FaceCondition& open = boundaries.face[openFace];
   const Vector3 outletVelocity = open.type == FaceType::Outflow ? inner.u : node.u;
-  const float cu = dot(velocityOf<L>(q), outletVelocity);
+  const float cu = velocityDot<L>(q, outletVelocity);
   return -reflected +
          2.0f * L::w(q) * (open.density * (1.0f + 4.5f * cu * cu - 1.5f * dot(outletVelocity, outletVelocity)) - 1.0f);
 }
