@@ -6,6 +6,7 @@
 
 #include "common/Macros.hpp"
 #include "lbm/Lattice.hpp"
+#include "lbm/PopulationStorage.hpp"
 
 namespace octoflow::lbm {
 
@@ -41,7 +42,9 @@ OCTO_HD OCTO_INLINE float velocityDot(int q, const Vector3& v) {
 // Density and velocity of one node from its (pre-collision) population deviations, with the
 // half-force correction of Guo forcing: rho u = sum_q f_q c_q + F/2, F = rho a
 // (Guo, Zheng & Shi, Phys. Rev. E 65, 046308 (2002), eq. (4) with the force shift of eq. (20)).
-template <class L>
+// Every function that takes or returns population deviations has a Scale parameter (PopulationScale,
+// PopulationStorage.hpp): the units those are in, g itself by default.
+template <class L, class Scale = Unscaled>
 OCTO_HD OCTO_INLINE void moments(const float (&g)[L::Q], const Vector3& acceleration, float& rho,
                                  Vector3& u) {
   float deltaRho = 0.0f;
@@ -53,25 +56,25 @@ OCTO_HD OCTO_INLINE void moments(const float (&g)[L::Q], const Vector3& accelera
     momentum.y = plusComponent(momentum.y, L::c(q, 1), g[q]);
     momentum.z = plusComponent(momentum.z, L::c(q, 2), g[q]);
   }
-  rho = 1.0f + deltaRho;
+  rho = 1.0f + deltaRho * Scale::inverse;
   const float inverseRho = 1.0f / rho;
-  u.x = (momentum.x + 0.5f * rho * acceleration.x) * inverseRho;
-  u.y = (momentum.y + 0.5f * rho * acceleration.y) * inverseRho;
-  u.z = (momentum.z + 0.5f * rho * acceleration.z) * inverseRho;
+  u.x = (momentum.x * Scale::inverse + 0.5f * rho * acceleration.x) * inverseRho;
+  u.y = (momentum.y * Scale::inverse + 0.5f * rho * acceleration.y) * inverseRho;
+  u.z = (momentum.z * Scale::inverse + 0.5f * rho * acceleration.z) * inverseRho;
 }
 
 // Second-order equilibrium minus the weight, f_q^eq - w_q
 // (seed 1 eq. (6): f^eq = w rho [1 - 1.5 u^2 + 3 c.u + 4.5 (c.u)^2]).
-template <class L>
+template <class L, class Scale = Unscaled>
 OCTO_HD OCTO_INLINE float equilibriumDeviation(int q, float rho, const Vector3& u) {
   const float cu = velocityDot<L>(q, u);
   const float uu = dot(u, u);
-  return L::w(q) * ((rho - 1.0f) + rho * (3.0f * cu + 4.5f * cu * cu - 1.5f * uu));
+  return (L::w(q) * Scale::factor) * ((rho - 1.0f) + rho * (3.0f * cu + 4.5f * cu * cu - 1.5f * uu));
 }
 
 // Guo forcing source term without its (1 - 1/(2 tau)) prefactor:
 // w_q [3 (c_q - u) + 9 (c_q.u) c_q] . F   (Guo et al. 2002, eq. (20)), F = rho a.
-template <class L>
+template <class L, class Scale = Unscaled>
 OCTO_HD OCTO_INLINE float guoSource(int q, float rho, const Vector3& u, const Vector3& acceleration) {
   const float cu = velocityDot<L>(q, u);
   const Vector3 force{rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
@@ -82,7 +85,7 @@ OCTO_HD OCTO_INLINE float guoSource(int q, float rho, const Vector3& u, const Ve
     direction[axis] = 3.0f * (static_cast<float>(c) - u[axis]);
     if (c != 0) direction[axis] += c > 0 ? 9.0f * cu : -(9.0f * cu);
   }
-  return L::w(q) * dot(Vector3{direction[0], direction[1], direction[2]}, force);
+  return (L::w(q) * Scale::factor) * dot(Vector3{direction[0], direction[1], direction[2]}, force);
 }
 
 // Large-eddy simulation: an eddy viscosity that raises the local relaxation time.
@@ -129,7 +132,7 @@ struct Les {
   // Pi_neq the deviatoric part of sum c c (f - f_eq) + (F u + u F)/2 (Guo forcing), Delta = 1.
   // CSM takes the velocity gradient (finite differences of the velocity field, StreamCollide.hpp):
   // tau_eff = tau + 3 nu_t; without a gradient (null) the node keeps the molecular tau.
-  template <class L>
+  template <class L, class Scale = Unscaled>
   OCTO_HD OCTO_INLINE float relaxationTime(float tau, const float (&g)[L::Q], float rho, const Vector3& u,
                                            const Vector3& acceleration,
                                            const VelocityGradient* gradient = nullptr) const {
@@ -138,13 +141,13 @@ struct Les {
     float stress[3][3] = {};
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
-      const float nonEquilibrium = g[q] - equilibriumDeviation<L>(q, rho, u);
+      const float nonEquilibrium = g[q] - equilibriumDeviation<L, Scale>(q, rho, u);
       for (int a = 0; a < 3; ++a)
         for (int b = a; b < 3; ++b) stress[a][b] = plusComponent(stress[a][b], L::c(q, a) * L::c(q, b), nonEquilibrium);
     }
     const float force[3] = {rho * acceleration.x, rho * acceleration.y, rho * acceleration.z};
     for (int a = 0; a < 3; ++a)
-      for (int b = a; b < 3; ++b) stress[a][b] += 0.5f * (force[a] * u[b] + u[a] * force[b]);
+      for (int b = a; b < 3; ++b) stress[a][b] += Scale::factor * (0.5f * (force[a] * u[b] + u[a] * force[b]));
     const float trace = (stress[0][0] + stress[1][1] + stress[2][2]) / L::dimensions;
     float norm = 0.0f;
     for (int a = 0; a < L::dimensions; ++a)
@@ -153,7 +156,7 @@ struct Les {
         norm += (a == b ? 1.0f : 2.0f) * value * value;
       }
     constexpr float kEighteenRootTwo = 25.455844f;  // 18 sqrt(2)
-    return 0.5f * (tau + sqrtf(tau * tau + kEighteenRootTwo * constant * constant * sqrtf(norm) / rho));
+    return 0.5f * (tau + sqrtf(tau * tau + kEighteenRootTwo * constant * constant * (sqrtf(norm) * Scale::inverse) / rho));
   }
 };
 
@@ -165,12 +168,12 @@ struct NodeState {
   float tau;
 };
 
-template <class L>
+template <class L, class Scale = Unscaled>
 OCTO_HD OCTO_INLINE NodeState nodeState(const float (&g)[L::Q], const Vector3& acceleration, float tau, const Les& les,
                                         const VelocityGradient* gradient) {
   NodeState node;
-  moments<L>(g, acceleration, node.rho, node.u);
-  node.tau = les.relaxationTime<L>(tau, g, node.rho, node.u, acceleration, gradient);
+  moments<L, Scale>(g, acceleration, node.rho, node.u);
+  node.tau = les.template relaxationTime<L, Scale>(tau, g, node.rho, node.u, acceleration, gradient);
   return node;
 }
 
@@ -182,18 +185,18 @@ struct Bgk {
   float tau = 1.0f;
   Les les;
 
-  template <class L, bool Forced = true>
+  template <class L, bool Forced = true, class Scale = Unscaled>
   OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
                                         const VelocityGradient* gradient = nullptr) const {
-    return collideAt<L, Forced>(tau, g, acceleration, gradient);
+    return collideAt<L, Forced, Scale>(tau, g, acceleration, gradient);
   }
 
   // The collision with another molecular relaxation time than `tau` (every collision has it: the
   // levels of a refined grid share one operator, each with its own relaxation time).
-  template <class L, bool Forced = true>
+  template <class L, bool Forced = true, class Scale = Unscaled>
   OCTO_HD OCTO_INLINE NodeState collideAt(float molecularTau, float (&g)[L::Q], const Vector3& acceleration,
                                           const VelocityGradient* gradient = nullptr) const {
-    const NodeState node = nodeState<L>(g, acceleration, molecularTau, les, gradient);
+    const NodeState node = nodeState<L, Scale>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float omega = 1.0f / node.tau;
@@ -201,10 +204,10 @@ struct Bgk {
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
       if constexpr (Forced)
-        g[q] += omega * (equilibriumDeviation<L>(q, rho, u) - g[q]) +
-                forcePrefactor * guoSource<L>(q, rho, u, acceleration);
+        g[q] += omega * (equilibriumDeviation<L, Scale>(q, rho, u) - g[q]) +
+                forcePrefactor * guoSource<L, Scale>(q, rho, u, acceleration);
       else
-        g[q] += omega * (equilibriumDeviation<L>(q, rho, u) - g[q]);
+        g[q] += omega * (equilibriumDeviation<L, Scale>(q, rho, u) - g[q]);
     }
     return node;
   }
@@ -227,30 +230,32 @@ struct Trt {
   float magic = 3.0f / 16.0f;
   Les les;
 
-  template <class L, bool Forced = true>
+  template <class L, bool Forced = true, class Scale = Unscaled>
   OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
                                         const VelocityGradient* gradient = nullptr) const {
-    return collideAt<L, Forced>(tau, g, acceleration, gradient);
+    return collideAt<L, Forced, Scale>(tau, g, acceleration, gradient);
   }
 
-  template <class L, bool Forced = true>
+  template <class L, bool Forced = true, class Scale = Unscaled>
   OCTO_HD OCTO_INLINE NodeState collideAt(float molecularTau, float (&g)[L::Q], const Vector3& acceleration,
                                           const VelocityGradient* gradient = nullptr) const {
-    const NodeState node = nodeState<L>(g, acceleration, molecularTau, les, gradient);
+    const NodeState node = nodeState<L, Scale>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float omegaPlus = 1.0f / node.tau;
     const float omegaMinus = 1.0f / antisymmetricTau(node.tau);
     const float sourcePlus = 1.0f - 0.5f * omegaPlus;
     const float sourceMinus = 1.0f - 0.5f * omegaMinus;
-    [[maybe_unused]] const auto source = [&](int q) { return Forced ? guoSource<L>(q, rho, u, acceleration) : 0.0f; };
-    g[0] += omegaPlus * (equilibriumDeviation<L>(0, rho, u) - g[0]);
+    [[maybe_unused]] const auto source = [&](int q) {
+      return Forced ? guoSource<L, Scale>(q, rho, u, acceleration) : 0.0f;
+    };
+    g[0] += omegaPlus * (equilibriumDeviation<L, Scale>(0, rho, u) - g[0]);
     if constexpr (Forced) g[0] += sourcePlus * source(0);
     OCTO_UNROLL
     for (int q = 1; q < L::Q; q += 2) {  // pairs (q, q + 1) are opposite (Lattice.hpp)
       const int r = q + 1;
-      const float equilibriumQ = equilibriumDeviation<L>(q, rho, u);
-      const float equilibriumR = equilibriumDeviation<L>(r, rho, u);
+      const float equilibriumQ = equilibriumDeviation<L, Scale>(q, rho, u);
+      const float equilibriumR = equilibriumDeviation<L, Scale>(r, rho, u);
       float symmetric = omegaPlus * (0.5f * (g[q] + g[r]) - 0.5f * (equilibriumQ + equilibriumR));
       float antisymmetric = omegaMinus * (0.5f * (g[q] - g[r]) - 0.5f * (equilibriumQ - equilibriumR));
       if constexpr (Forced) {

@@ -193,18 +193,18 @@ struct Mrt {
     return withRates<L>(tau, [](int row, float shear) { return MrtBasis<L>::rate(row, shear); });
   }
 
-  template <class L, bool Forced = true>
+  template <class L, bool Forced = true, class Scale = Unscaled>
   OCTO_HD OCTO_INLINE NodeState collide(float (&g)[L::Q], const Vector3& acceleration,
                                         const VelocityGradient* gradient = nullptr) const {
-    return collideAt<L, Forced>(tau, g, acceleration, gradient);
+    return collideAt<L, Forced, Scale>(tau, g, acceleration, gradient);
   }
 
   // Bgk::collideAt: the shear rows relax with 1/molecularTau, the magic rows follow, fixed rows keep
   // their rates.
-  template <class L, bool Forced = true>
+  template <class L, bool Forced = true, class Scale = Unscaled>
   OCTO_HD OCTO_INLINE NodeState collideAt(float molecularTau, float (&g)[L::Q], const Vector3& acceleration,
                                           const VelocityGradient* gradient = nullptr) const {
-    const NodeState node = nodeState<L>(g, acceleration, molecularTau, les, gradient);
+    const NodeState node = nodeState<L, Scale>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
     const float shear = 1.0f / node.tau;
@@ -212,9 +212,9 @@ struct Mrt {
     float shifted[L::Q];  // f - f_eq + F/2
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
-      shifted[q] = g[q] - equilibriumDeviation<L>(q, rho, u);
+      shifted[q] = g[q] - equilibriumDeviation<L, Scale>(q, rho, u);
       if constexpr (Forced) {
-        const float source = guoSource<L>(q, rho, u, acceleration);
+        const float source = guoSource<L, Scale>(q, rho, u, acceleration);
         shifted[q] += 0.5f * source;
         g[q] += source;
       }

@@ -17,36 +17,55 @@ namespace octoflow::lbm {
 
 enum class StorageKind { Fp32, Fp16 };
 
+// The units a kernel may hold populations in: g times 2^Log2. Scaling by a power of two commutes
+// with rounding (short of overflow and of the subnormal range), so a collision that works on the
+// scaled values (Collision.hpp, its Scale parameter) gives the bits of the unscaled one, scaled:
+// the FP16 bulk kernels collide 1024 g as stored and skip a multiply on every load and store.
+template <int Log2>
+struct PopulationScale {
+  static_assert(Log2 >= 0 && Log2 < 31, "a scale of 2^0 to 2^30");
+  static constexpr float factor = static_cast<float>(1u << Log2);
+  static constexpr float inverse = 1.0f / factor;
+};
+using Unscaled = PopulationScale<0>;
+
+// load/store convert between the stored value and g; loadScaled/storeScaled between the stored
+// value and g in the units Scale.
 struct Fp32Storage {
   using Value = float;
+  using Scale = Unscaled;
   static constexpr StorageKind kind = StorageKind::Fp32;
   OCTO_HD static float load(Value value) { return value; }
   OCTO_HD static Value store(float value) { return value; }
+  OCTO_HD static float loadScaled(Value value) { return value; }
+  OCTO_HD static Value storeScaled(float value) { return value; }
 };
 
 struct Fp16Storage {
   using Value = std::uint16_t;  // IEEE binary16 bits
+  using Scale = PopulationScale<10>;
   static constexpr StorageKind kind = StorageKind::Fp16;
-  static constexpr float scale = 1024.0f;
-  OCTO_HD static float load(Value bits) {
+  OCTO_HD static float loadScaled(Value bits) {
 #if defined(__CUDACC__)  // cuda_fp16's conversions are host and device functions
-    return __half2float(__ushort_as_half(bits)) * (1.0f / scale);
+    return __half2float(__ushort_as_half(bits));
 #else
     _Float16 half;
     std::memcpy(&half, &bits, sizeof bits);
-    return static_cast<float>(half) * (1.0f / scale);
+    return static_cast<float>(half);
 #endif
   }
-  OCTO_HD static Value store(float value) {
+  OCTO_HD static Value storeScaled(float value) {
 #if defined(__CUDACC__)
-    return __half_as_ushort(__float2half_rn(value * scale));
+    return __half_as_ushort(__float2half_rn(value));
 #else
-    const _Float16 half = static_cast<_Float16>(value * scale);
+    const _Float16 half = static_cast<_Float16>(value);
     Value bits;
     std::memcpy(&bits, &half, sizeof bits);
     return bits;
 #endif
   }
+  OCTO_HD static float load(Value bits) { return loadScaled(bits) * Scale::inverse; }
+  OCTO_HD static Value store(float value) { return storeScaled(value * Scale::factor); }
 };
 
 // Reads one stored population of a bulk update. On the GPU the load asks L2 to fetch the 256

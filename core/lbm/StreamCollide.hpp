@@ -120,26 +120,27 @@ struct Neighbourhood {
   }
 };
 
-// The populations that arrive at a bulk node in a step of parity Odd.
+// The populations that arrive at a bulk node in a step of parity Odd, in the storage's units
+// (S::Scale: no multiply after each load).
 template <class L, class S, bool Odd, class Value>
 OCTO_HD OCTO_INLINE void gatherBulk(const SlotBases<L, Value>& slots, const Neighbourhood& neighbours,
                                     float (&g)[L::Q]) {
   OCTO_UNROLL
   for (int q = 0; q < L::Q; ++q)
-    g[q] = S::load(loadPopulation(Odd ? slots[L::opposite(q)] + neighbours.template from<L>(q)
+    g[q] = S::loadScaled(loadPopulation(Odd ? slots[L::opposite(q)] + neighbours.template from<L>(q)
                                       : slots[q] + neighbours.node()));
 }
 
-// Where a bulk node's post-collision populations go in a step of parity Odd.
+// Where a bulk node's post-collision populations (in the storage's units) go in a step of parity Odd.
 template <class L, class S, bool Odd>
 OCTO_HD OCTO_INLINE void scatterBulk(const SlotBases<L, typename S::Value>& slots, const Neighbourhood& neighbours,
                                      const float (&g)[L::Q]) {
   OCTO_UNROLL
   for (int q = 0; q < L::Q; ++q) {
     if (Odd)
-      slots[q][neighbours.template to<L>(q)] = S::store(g[q]);
+      slots[q][neighbours.template to<L>(q)] = S::storeScaled(g[q]);
     else
-      slots[L::opposite(q)][neighbours.node()] = S::store(g[q]);
+      slots[L::opposite(q)][neighbours.node()] = S::storeScaled(g[q]);
   }
 }
 
@@ -238,15 +239,15 @@ OCTO_HD OCTO_INLINE unsigned missingAxisNeighbours(std::uint32_t reflected) {
   return missing;
 }
 
-// Collides and, with CSM (velocity fields given), takes the velocity gradient from the previous
-// step's field and records the node's velocity in the next one.
-template <class L, bool Forced, class Collision>
+// Collides (populations in the units Scale) and, with CSM (velocity fields given), takes the
+// velocity gradient from the previous step's field and records the node's velocity in the next one.
+template <class L, bool Forced, class Scale = Unscaled, class Collision>
 OCTO_HD OCTO_INLINE NodeState collideWithLes(const Collision& collision, float (&g)[L::Q], const Vector3& acceleration,
                                              const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut,
                                              const Neighbourhood& neighbours, unsigned missing) {
-  if (!velocityIn) return collision.template collide<L, Forced>(g, acceleration);
+  if (!velocityIn) return collision.template collide<L, Forced, Scale>(g, acceleration);
   const VelocityGradient gradient = velocityGradient(velocityIn, neighbours, L::dimensions, missing);
-  const NodeState state = collision.template collide<L, Forced>(g, acceleration, &gradient);
+  const NodeState state = collision.template collide<L, Forced, Scale>(g, acceleration, &gradient);
   LesVelocityValue* out = velocityOut + 3 * static_cast<Index>(neighbours.node());
   out[0] = Fp16Storage::store(state.u.x);
   out[1] = Fp16Storage::store(state.u.y);
@@ -273,10 +274,11 @@ struct BulkStep {
     float g[L::Q];
     gatherBulk<L, S, Odd>(slots, neighbours, g);
     if (grid.kindOf(neighbours.node()) != kBulkNode) return;
+    using Scale = typename S::Scale;
     if constexpr (Csm)
-      collideWithLes<L, Forced>(collision, g, grid.acceleration, velocityIn, velocityOut, neighbours, 0u);
+      collideWithLes<L, Forced, Scale>(collision, g, grid.acceleration, velocityIn, velocityOut, neighbours, 0u);
     else
-      collision.template collide<L, Forced>(g, grid.acceleration);
+      collision.template collide<L, Forced, Scale>(g, grid.acceleration);
     scatterBulk<L, S, Odd>(slots, neighbours, g);
   }
 };
@@ -336,7 +338,7 @@ OCTO_HD OCTO_INLINE void bulkMoments(const GridView& grid, const SlotBases<L, co
                                      const Neighbourhood& neighbours, float& rho, Vector3& u) {
   float g[L::Q];
   gatherBulk<L, S, Odd>(slots, neighbours, g);
-  moments<L>(g, grid.acceleration, rho, u);
+  moments<L, typename S::Scale>(g, grid.acceleration, rho, u);
 }
 template <class L, class S>
 OCTO_HD OCTO_INLINE void boundaryMoments(const GridView& grid, const typename S::Value* populations, bool odd,

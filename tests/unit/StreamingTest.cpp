@@ -100,7 +100,7 @@ TEST(Streaming, MovingWallAddsTheWallMomentumTerm) {
 namespace {
 // Collision that leaves the populations as they are: the update is pure streaming.
 struct NoCollision {
-  template <class L, bool Forced>
+  template <class L, bool Forced, class Scale>
   NodeState collide(float (&)[L::Q], const Vector3&) const { return NodeState{1.0f, Vector3{}, 1.0f}; }
 };
 }  // namespace
