@@ -161,6 +161,19 @@ OCTO_HD constexpr bool mrtRowConserved(int row) {
   return density || momentum[0] || momentum[1] || momentum[2];
 }
 
+// +1 where a row takes equal values on every velocity and its opposite (a polynomial of even
+// degree in c), -1 where opposite values (odd degree), 0 otherwise (no basis here has such a row).
+template <class L>
+OCTO_HD constexpr int mrtRowParity(int row) {
+  bool even = true, odd = true;
+  for (int q = 0; q < L::Q; ++q) {
+    const int value = MrtBasis<L>::moment(row, q), opposite = MrtBasis<L>::moment(row, L::opposite(q));
+    even = even && value == opposite;
+    odd = odd && value == -opposite;
+  }
+  return even ? 1 : (odd ? -1 : 0);
+}
+
 // The collision operator. The basis is compile-time data (MrtBasis): with the loops unrolled,
 // every coefficient is an integer constant, zero terms vanish and +-1 terms cost an add, so the
 // projections cost only the non-zero entries. The operator carries how each row's rate is set,
@@ -272,28 +285,64 @@ private:
   }
 
   // g -= M^T diag(s / |row|^2) M shifted, a row at a time; the row is a template argument so its
-  // norm and whether it is conserved are constants, and the coefficients fold once q unrolls.
+  // norm, parity and whether it is conserved are constants, and the coefficients fold once q
+  // unrolls. Every row is a polynomial of even or odd degree in c (mrtRowParity), so it takes equal
+  // values on a velocity and its opposite, or opposite values: a row's moment needs only the sums
+  // (even rows) or differences (odd rows) of the pairs (q, q + 1) of `shifted`, and its
+  // back-projection is the same on both members of a pair (even rows) or of opposite sign (odd
+  // rows). Each way that is half the terms of the full projection.
   template <class L, int... Rows>
   OCTO_HD OCTO_INLINE void relaxRows(float (&g)[L::Q], const float (&shifted)[L::Q], float shear, float magic,
                                      std::integer_sequence<int, Rows...>) const {
-    (relaxRow<L, Rows>(g, shifted, shear, magic), ...);
+    constexpr int kPairs = (L::Q - 1) / 2;
+    MrtPairs<kPairs> pairs;
+    OCTO_UNROLL
+    for (int p = 0; p < kPairs; ++p) {
+      pairs.sum[p] = shifted[2 * p + 1] + shifted[2 * p + 2];
+      pairs.difference[p] = shifted[2 * p + 1] - shifted[2 * p + 2];
+    }
+    // Accumulators start at -0: x + -0 is x for every x, so the first term costs no add.
+    float rest = -0.0f, symmetric[kPairs], antisymmetric[kPairs];
+    OCTO_UNROLL
+    for (int p = 0; p < kPairs; ++p) symmetric[p] = antisymmetric[p] = -0.0f;
+    (relaxRow<L, Rows>(shifted[0], pairs, shear, magic, rest, symmetric, antisymmetric), ...);
+    g[0] -= rest;
+    OCTO_UNROLL
+    for (int p = 0; p < kPairs; ++p) {
+      g[2 * p + 1] -= symmetric[p] + antisymmetric[p];
+      g[2 * p + 2] -= symmetric[p] - antisymmetric[p];
+    }
   }
-  template <class L, int Row>
-  OCTO_HD OCTO_INLINE void relaxRow(float (&g)[L::Q], const float (&shifted)[L::Q], float shear, float magic) const {
+  template <int Pairs>
+  struct MrtPairs {
+    float sum[Pairs], difference[Pairs];
+  };
+  template <class L, int Row, int Pairs>
+  OCTO_HD OCTO_INLINE void relaxRow(float restShifted, const MrtPairs<Pairs>& pairs, float shear, float magic,
+                                    float& rest, float (&symmetric)[Pairs], float (&antisymmetric)[Pairs]) const {
     if constexpr (!mrtRowConserved<L>(Row)) {
+      constexpr int parity = mrtRowParity<L>(Row);
+      static_assert(parity != 0, "an MRT basis row is a polynomial of even or odd degree in c");
       constexpr float inverseNorm = 1.0f / static_cast<float>(mrtRowNorm<L>(Row));
-      float m = 0.0f;
+      constexpr int restCoefficient = MrtBasis<L>::moment(Row, 0);
+      float m = -0.0f;
+      if (restCoefficient != 0) m += static_cast<float>(restCoefficient) * restShifted;
       OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) {
-        const int coefficient = MrtBasis<L>::moment(Row, q);
-        if (coefficient != 0) m += static_cast<float>(coefficient) * shifted[q];
+      for (int p = 0; p < Pairs; ++p) {
+        const int coefficient = MrtBasis<L>::moment(Row, 2 * p + 1);
+        if (coefficient != 0) m += static_cast<float>(coefficient) * (parity > 0 ? pairs.sum[p] : pairs.difference[p]);
       }
       const float rate = kind[Row] == Shear ? shear : (kind[Row] == Magic ? magic : fixedRate[Row]);
       const float relaxed = rate * inverseNorm * m;
+      if (restCoefficient != 0) rest += static_cast<float>(restCoefficient) * relaxed;
       OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) {
-        const int coefficient = MrtBasis<L>::moment(Row, q);
-        if (coefficient != 0) g[q] -= static_cast<float>(coefficient) * relaxed;
+      for (int p = 0; p < Pairs; ++p) {
+        const int coefficient = MrtBasis<L>::moment(Row, 2 * p + 1);
+        if (coefficient == 0) continue;
+        if (parity > 0)
+          symmetric[p] += static_cast<float>(coefficient) * relaxed;
+        else
+          antisymmetric[p] += static_cast<float>(coefficient) * relaxed;
       }
     }
   }
