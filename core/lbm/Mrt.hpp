@@ -183,20 +183,30 @@ struct Mrt {
   enum RateKind : unsigned char { Conserved, Fixed, Shear, Magic };
   float tau = 1.0f;
   Les les;
-  float fixedRate[kMaxQ] = {};
   RateKind kind[kMaxQ] = {};  // Shear: 1/tau (with LES, the local tau); Magic: follows it
+  // A row's rate over its squared norm (the factor of its moment in the back-projection) is
+  // shearFactor * shear + magicFactor * magic + fixedFactor, one term non-zero by the row's kind:
+  // two multiply-adds in a kernel where choosing by kind cost two compares and selects.
+  float shearFactor[kMaxQ] = {}, magicFactor[kMaxQ] = {}, fixedFactor[kMaxQ] = {};
+  // The shear and magic rates at tau, worked out once: a node relaxing at tau (no LES) skips two
+  // divisions.
+  float shearAtTau = 1.0f, magicAtTau = 1.0f;
 
   // `rates(row, shear)` gives every row's rate for a shear rate (MrtBasis<L>::rate's form).
   template <class L, class Rates>
   static Mrt withRates(float tau, Rates rates) {
     Mrt mrt;
     mrt.tau = tau;
+    mrt.shearAtTau = 1.0f / tau;
+    mrt.magicAtTau = mrtMagicRate(mrt.shearAtTau);
     for (int row = 0; row < L::Q; ++row) {
       if (mrtRowConserved<L>(row)) continue;
       // A row's rate is the shear rate, follows it (the magic relation) or is fixed.
       const float atOne = rates(row, 1.0f), atOneAndHalf = rates(row, 1.5f);
       mrt.kind[row] = atOne == 1.0f && atOneAndHalf == 1.5f ? Shear : (atOne != atOneAndHalf ? Magic : Fixed);
-      mrt.fixedRate[row] = rates(row, 1.0f / tau);
+      const float inverseNorm = 1.0f / static_cast<float>(mrtRowNorm<L>(row));
+      (mrt.kind[row] == Shear ? mrt.shearFactor : mrt.kind[row] == Magic ? mrt.magicFactor : mrt.fixedFactor)[row] =
+          mrt.kind[row] == Fixed ? rates(row, 1.0f / tau) * inverseNorm : inverseNorm;
     }
     return mrt;
   }
@@ -220,8 +230,9 @@ struct Mrt {
     const NodeState node = nodeState<L, Scale>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
-    const float shear = 1.0f / node.tau;
-    const float magic = mrtMagicRate(shear);
+    const bool atTau = node.tau == tau;
+    const float shear = atTau ? shearAtTau : 1.0f / node.tau;
+    const float magic = atTau ? magicAtTau : mrtMagicRate(shear);
     float shifted[L::Q];  // f - f_eq + F/2
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
@@ -323,7 +334,6 @@ private:
     if constexpr (!mrtRowConserved<L>(Row)) {
       constexpr int parity = mrtRowParity<L>(Row);
       static_assert(parity != 0, "an MRT basis row is a polynomial of even or odd degree in c");
-      constexpr float inverseNorm = 1.0f / static_cast<float>(mrtRowNorm<L>(Row));
       constexpr int restCoefficient = MrtBasis<L>::moment(Row, 0);
       float m = -0.0f;
       if (restCoefficient != 0) m += static_cast<float>(restCoefficient) * restShifted;
@@ -332,8 +342,7 @@ private:
         const int coefficient = MrtBasis<L>::moment(Row, 2 * p + 1);
         if (coefficient != 0) m += static_cast<float>(coefficient) * (parity > 0 ? pairs.sum[p] : pairs.difference[p]);
       }
-      const float rate = kind[Row] == Shear ? shear : (kind[Row] == Magic ? magic : fixedRate[Row]);
-      const float relaxed = rate * inverseNorm * m;
+      const float relaxed = (shearFactor[Row] * shear + (magicFactor[Row] * magic + fixedFactor[Row])) * m;
       if (restCoefficient != 0) rest += static_cast<float>(restCoefficient) * relaxed;
       OCTO_UNROLL
       for (int p = 0; p < Pairs; ++p) {
