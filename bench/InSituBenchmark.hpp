@@ -29,10 +29,13 @@ struct InSituBenchmarkResult {
   bool fields = false, velocityField = false;
   double bareSecondsPerStep = 0.0;
   double inSituSecondsPerStep = 0.0;
-  // The parts, host time each (the solver's queue is empty at the start of each): a tracer move
-  // (velocity from the populations at the tracers, or a velocity field, then advection), a surface
-  // extraction with its triangles on the host, a tracer hand-off (compaction, copy to the host), a
-  // velocity field copy.
+  // The steps with the tracer moves and nothing else (a move may be queued without waiting, so it
+  // is timed by what it adds to the steps); moveSeconds is that, a move.
+  double movesOnlySecondsPerStep = 0.0;
+  // The parts: a tracer move (velocity from the populations at the tracers, or a velocity field,
+  // then advection), and at a hand-off, host time each (the solver's queue is empty at the start
+  // of each): a surface extraction with its triangles on the host, the tracers (compaction, copy
+  // to the host), a velocity field copy.
   double moveSeconds = 0.0, surfaceSeconds = 0.0, tracerViewSeconds = 0.0, fieldSeconds = 0.0;
   double extractSeconds = 0.0, triangleCopySeconds = 0.0;  // of surfaceSeconds: the extraction, its copy to the host
   long long triangles = 0, tracersAlive = 0;

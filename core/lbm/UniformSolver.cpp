@@ -369,8 +369,9 @@ UniformSolver::WorkingFields UniformSolver::workingFields(bool wantDensity, bool
 
 void UniformSolver::moveTracers(const particles::TracerMove& move) {
   if (move.count == 0) return;
+  // Queued, not waited for: the next step's kernels follow it on the same queue (the default
+  // stream on a GPU), and the tracer set reads its arrays back only by copies on that stream.
   engine_->moveTracers(populations_.data(), oddStep(), boundaryMoments(step_), move);
-  engine_->synchronize();
 }
 
 const HostFields& UniformSolver::fetchFields(bool wantDensity, bool wantVelocity) {

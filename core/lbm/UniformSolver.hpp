@@ -136,8 +136,8 @@ public:
   };
   WorkingFields workingFields(bool wantDensity, bool wantVelocity);
   // Moves tracers (arrays in working memory) in the current state's velocity, interpolated from
-  // the populations at the corners of each tracer's cell: no velocity field is computed. Returns
-  // once they have moved.
+  // the populations at the corners of each tracer's cell: no velocity field is computed. On a GPU
+  // the move is queued before the next step without waiting for it.
   void moveTracers(const particles::TracerMove& move);
   // The population array as FP32 deviations f_q - w_q, copied to the host: structure-of-arrays
   // in the in-place (AA) layout of the current step's parity (StreamCollide.hpp).

@@ -155,8 +155,9 @@ public:
   // Moves tracers through the current flow without a velocity field, where the solver samples its
   // own state at the tracers (the uniform LBM on one rank: the velocity at the corners of each
   // tracer's cell from the populations there, the same values its "velocity" field holds): the
-  // move's arrays in the solver's working memory; returns once they have moved. False (the
-  // default): the caller moves them in workingFields' "velocity".
+  // move's arrays in the solver's working memory. On a GPU the move may be queued without waiting,
+  // in order with the solver's later work and with copies on the default stream (how TracerSet
+  // reads its arrays). False (the default): the caller moves them in workingFields' "velocity".
   virtual bool moveTracers(const particles::TracerMove& move) {
     (void)move;
     return false;
