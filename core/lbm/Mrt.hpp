@@ -188,15 +188,16 @@ struct Mrt {
   // shearFactor * shear + magicFactor * magic + fixedFactor, one term non-zero by the row's kind:
   // two multiply-adds in a kernel where choosing by kind cost two compares and selects.
   float shearFactor[kMaxQ] = {}, magicFactor[kMaxQ] = {}, fixedFactor[kMaxQ] = {};
-  // The shear and magic rates at tau, worked out once: a node relaxing at tau (no LES) skips two
-  // divisions.
-  float shearAtTau = 1.0f, magicAtTau = 1.0f;
+  // The shear and magic rates at the tau the operator was made with (rateTau), worked out once: a
+  // node relaxing at it (no LES) skips two divisions.
+  float rateTau = 1.0f, shearAtTau = 1.0f, magicAtTau = 1.0f;
 
   // `rates(row, shear)` gives every row's rate for a shear rate (MrtBasis<L>::rate's form).
   template <class L, class Rates>
   static Mrt withRates(float tau, Rates rates) {
     Mrt mrt;
     mrt.tau = tau;
+    mrt.rateTau = tau;
     mrt.shearAtTau = 1.0f / tau;
     mrt.magicAtTau = mrtMagicRate(mrt.shearAtTau);
     for (int row = 0; row < L::Q; ++row) {
@@ -230,7 +231,7 @@ struct Mrt {
     const NodeState node = nodeState<L, Scale>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
-    const bool atTau = node.tau == tau;
+    const bool atTau = node.tau == rateTau;
     const float shear = atTau ? shearAtTau : 1.0f / node.tau;
     const float magic = atTau ? magicAtTau : mrtMagicRate(shear);
     float shifted[L::Q];  // f - f_eq + F/2
