@@ -125,14 +125,20 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
     solver.advance(stride);
   }
   r.movesOnlySecondsPerStep = secondsSince(start) / static_cast<double>(r.steps);
+  // The same loop without the moves: what advancing in strides costs by itself (each advance
+  // returns once its steps are done, so the GPU idles while the next ones are launched).
+  solver.initialize(nullptr, velocity.data());
+  start = std::chrono::steady_clock::now();
+  for (long long step = 0; step < r.steps; step += r.tracersEvery)
+    solver.advance(std::min<long long>(r.tracersEvery, r.steps - step));
+  r.stridedSecondsPerStep = secondsSince(start) / static_cast<double>(r.steps);
   // The bare steps once more, right after: the faster of the two timings is the bare step (the
   // moves are told by a difference, so a slow first timing, caches or clocks, must not count).
   solver.initialize(nullptr, velocity.data());
   start = std::chrono::steady_clock::now();
   solver.advance(r.steps);
   r.bareSecondsPerStep = std::min(r.bareSecondsPerStep, secondsSince(start) / static_cast<double>(r.steps));
-  r.moveSeconds = (r.movesOnlySecondsPerStep - r.bareSecondsPerStep) * static_cast<double>(r.steps) / moves;
-
+  r.stridedSecondsPerStep = std::max(r.stridedSecondsPerStep, r.bareSecondsPerStep);
   // The whole in-situ loop.
   solver.initialize(nullptr, velocity.data());
   const auto loopStart = std::chrono::steady_clock::now();
@@ -159,6 +165,18 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
   }
   r.inSituSecondsPerStep = secondsSince(loopStart) / static_cast<double>(r.steps);
   r.tracersAlive = extracts.tracers().count;
+  // Last (the tracers move on): the moves back to back, no steps between them (the flow held),
+  // a move's own time.
+  {
+    const long long count = std::max<long long>(1, r.steps / std::max<long long>(1, r.tracersEvery));
+    solver.advance(0);  // waits for the queue
+    start = std::chrono::steady_clock::now();
+    for (long long m = 0; m < count; ++m) extracts.moveTracers(static_cast<int>(r.tracersEvery));
+    solver.advance(0);
+    r.backToBackMoveSeconds = secondsSince(start) / static_cast<double>(count);
+  }
+  r.moveSeconds = (r.movesOnlySecondsPerStep - r.stridedSecondsPerStep) * static_cast<double>(r.steps) / moves;
+
   if (r.handOffs > 0) {
     r.surfaceSeconds /= static_cast<double>(r.handOffs);
     r.extractSeconds /= static_cast<double>(r.handOffs);
@@ -170,28 +188,31 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
 }
 
 namespace {
-// What the tracer moves add to a bare step.
-double moveShare(const InSituBenchmarkResult& r) {
+// What the tracer moves and the advances in their strides add to a bare step.
+double moveShare(const InSituBenchmarkResult& r) { return r.movesOnlySecondsPerStep / r.bareSecondsPerStep - 1.0; }
+// What the moves alone add (against the same strides without moves).
+double moveKernelShare(const InSituBenchmarkResult& r) {
   return r.moveSeconds / (static_cast<double>(r.tracersEvery) * r.bareSecondsPerStep);
 }
 }  // namespace
 
 std::string formatText(const InSituBenchmarkResult& r) {
-  char text[1400];
+  char text[1600];
   int used = std::snprintf(
       text, sizeof text,
       "octoflow bench insitu: D3Q19 BGK FP32 Taylor-Green vortex %lld^3, %lld steps on %s [%s]\n"
       "  in situ: %lld tracers moved every %lld step(s) in %s; every %lld steps the speed surface and the tracers%s to "
       "the host\n"
       "  bare %.3f ms a step; with the tracer moves alone %.3f ms a step: %+.1f %%; in situ %.3f ms a step: %+.1f %%\n"
-      "  parts: tracer move %.3f ms (%lld alive at the end); at each of %lld hand-offs: surface %.3f ms (%lld triangles; "
+      "  parts: advancing in strides of %lld step(s) %.3f ms a step (%+.1f %%); tracer move %.3f ms (%+.1f %%; back to back %.3f ms; %lld alive "
+      "at the end); at each of %lld hand-offs: surface %.3f ms (%lld triangles; "
       "extraction %.3f ms, of it copying to the host %.3f ms), tracers %.3f ms",
       r.size, r.steps, r.device.c_str(), r.backend.c_str(), r.tracers, r.tracersEvery,
       r.velocityField ? "a velocity field computed for each move" : "the velocity sampled from the populations",
       r.every, r.fields ? " and the velocity field" : "", 1e3 * r.bareSecondsPerStep, 1e3 * r.movesOnlySecondsPerStep,
       100.0 * moveShare(r), 1e3 * r.inSituSecondsPerStep, 100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0),
-      1e3 * r.moveSeconds,
-      r.tracersAlive, r.handOffs,
+      r.tracersEvery, 1e3 * r.stridedSecondsPerStep, 100.0 * (r.stridedSecondsPerStep / r.bareSecondsPerStep - 1.0),
+      1e3 * r.moveSeconds, 100.0 * moveKernelShare(r), 1e3 * r.backToBackMoveSeconds, r.tracersAlive, r.handOffs,
       1e3 * r.surfaceSeconds, r.triangles, 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds,
       1e3 * r.tracerViewSeconds);
   if (r.fields) used += std::snprintf(text + used, sizeof text - used, ", velocity field %.3f ms", 1e3 * r.fieldSeconds);
@@ -200,17 +221,17 @@ std::string formatText(const InSituBenchmarkResult& r) {
 }
 
 std::string formatJson(const InSituBenchmarkResult& r) {
-  char text[1400];
+  char text[1600];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"insitu\", \"backend\": \"%s\", \"device\": \"%s\", \"size\": %lld, \"steps\": %lld, "
                 "\"every\": %lld, \"tracers_every\": %lld, \"tracers\": %lld, \"fields\": %s, \"tracer_velocity\": \"%s\", "
-                "\"bare_ms\": %.4f, \"moves_only_ms\": %.4f, \"insitu_ms\": %.4f, \"move_ms\": %.4f, \"move_share\": %.4f, \"surface_ms\": %.4f, "
+                "\"bare_ms\": %.4f, \"strided_ms\": %.4f, \"moves_only_ms\": %.4f, \"insitu_ms\": %.4f, \"move_ms\": %.4f, \"back_to_back_move_ms\": %.4f, \"move_share\": %.4f, \"surface_ms\": %.4f, "
                 "\"tracer_view_ms\": %.4f, "
                 "\"field_ms\": %.4f, \"extract_ms\": %.4f, \"triangle_copy_ms\": %.4f, \"triangles\": %lld, "
                 "\"tracers_alive\": %lld}\n",
                 r.backend.c_str(), r.device.c_str(), r.size, r.steps, r.every, r.tracersEvery, r.tracers,
                 r.fields ? "true" : "false", r.velocityField ? "field" : "populations", 1e3 * r.bareSecondsPerStep,
-                1e3 * r.movesOnlySecondsPerStep, 1e3 * r.inSituSecondsPerStep, 1e3 * r.moveSeconds, moveShare(r), 1e3 * r.surfaceSeconds,
+                1e3 * r.stridedSecondsPerStep, 1e3 * r.movesOnlySecondsPerStep, 1e3 * r.inSituSecondsPerStep, 1e3 * r.moveSeconds, 1e3 * r.backToBackMoveSeconds, moveShare(r), 1e3 * r.surfaceSeconds,
                 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
                 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive);
   return text;

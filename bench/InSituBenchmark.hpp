@@ -32,6 +32,8 @@ struct InSituBenchmarkResult {
   // The steps with the tracer moves and nothing else (a move may be queued without waiting, so it
   // is timed by what it adds to the steps); moveSeconds is that, a move.
   double movesOnlySecondsPerStep = 0.0;
+  double stridedSecondsPerStep = 0.0;  // the same advances, in the moves' strides, without the moves
+  double backToBackMoveSeconds = 0.0;  // a move among moves launched back to back (no steps between)
   // The parts: a tracer move (velocity from the populations at the tracers, or a velocity field,
   // then advection), and at a hand-off, host time each (the solver's queue is empty at the start
   // of each): a surface extraction with its triangles on the host, the tracers (compaction, copy

@@ -64,11 +64,11 @@ public:
                    const particles::TracerMove& move) override {
     const auto* values = static_cast<const Value*>(populations);
     if (odd)
-      queues_.compute.parallelFor(move.count, particles::AdvectTracers<FlowAtNodes<L, S, true>>{
-                                                  flowAtNodes<true>(values, previous), move});
+      queues_.compute.parallelForSpread(move.count, particles::AdvectTracers<FlowAtNodes<L, S, true>>{
+                                                        flowAtNodes<true>(values, previous), move});
     else
-      queues_.compute.parallelFor(move.count, particles::AdvectTracers<FlowAtNodes<L, S, false>>{
-                                                  flowAtNodes<false>(values, previous), move});
+      queues_.compute.parallelForSpread(move.count, particles::AdvectTracers<FlowAtNodes<L, S, false>>{
+                                                        flowAtNodes<false>(values, previous), move});
   }
   void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) override {
     queues_.compute.parallelFor(count, ObstacleForce<L, S>{links, static_cast<const Value*>(populations), nodeCount(), force});

@@ -5,10 +5,10 @@
 namespace octoflow::particles::detail {
 
 void advectTracersOnCuda(Index count, const AdvectTracers<VelocityFieldView>& advect) {
-  exec::CudaExecutor{}.parallelFor(count, advect);
+  exec::CudaExecutor{}.parallelForSpread(count, advect);
 }
 void advectTracersOnCuda(Index count, const AdvectTracers<BlockVelocityView>& advect) {
-  exec::CudaExecutor{}.parallelFor(count, advect);
+  exec::CudaExecutor{}.parallelForSpread(count, advect);
 }
 void gatherTracersOnCuda(Index count, const GatherTracers& gather) { exec::CudaExecutor{}.parallelFor(count, gather); }
 

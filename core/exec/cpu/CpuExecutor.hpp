@@ -19,6 +19,11 @@ struct CpuExecutor {
 #pragma omp parallel for schedule(static)
     for (Index i = 0; i < count; ++i) function(i);
   }
+  // The same (on CUDA: in smaller blocks, spread over the multiprocessors).
+  template <class F>
+  void parallelForSpread(Index count, const F& function) const {
+    parallelFor(count, function);
+  }
   // function(i, j, k) for every node of the extent, x fastest (MinBlocksPerSm: a CUDA hint).
   template <int MinBlocksPerSm = 1, class F>
   void parallelFor3(const Extent& extent, const F& function) const {

@@ -46,6 +46,23 @@ struct CudaExecutor {
     detail::parallelForKernel<<<static_cast<unsigned>(blocks), threadsPerBlock, 0, stream>>>(count, function);
     OCTO_CUDA_CHECK(cudaGetLastError());
   }
+  // The same in blocks small enough to put at least two on every multiprocessor (32 to 256
+  // threads): for a few thousand threads each waiting on scattered reads (tracer moves), which
+  // 256-thread blocks would crowd onto a few multiprocessors.
+  template <class F>
+  void parallelForSpread(Index count, const F& function) const {
+    if (count <= 0) return;
+    static const Index multiprocessors = [] {
+      int device = 0, count = 0;
+      OCTO_CUDA_CHECK(cudaGetDevice(&device));
+      OCTO_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+      return static_cast<Index>(count);
+    }();
+    const Index perBlock = std::clamp<Index>((count / (2 * multiprocessors) + 31) / 32 * 32, 32, threadsPerBlock);
+    const Index blocks = (count + perBlock - 1) / perBlock;
+    detail::parallelForKernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(perBlock), 0, stream>>>(count, function);
+    OCTO_CUDA_CHECK(cudaGetLastError());
+  }
   // function(i, j, k) for every node of the extent: blocks of consecutive x (coalesced), a grid
   // row per z plane, so that no thread divides to find its coordinates. MinBlocksPerSm asks the
   // register allocator to leave room for that many resident blocks of 256 threads (2: 128
