@@ -48,7 +48,7 @@ std::string caseName(const BlockingCase& c) {
 
 // The channel's velocity at the start (lattice units).
 const Vector3 kInitialVelocity{0.04f, 0.01f, 0.0f};
-const double kInitialSpeed = std::hypot(0.04, 0.01);
+const double kInitialSpeed = std::hypot(kInitialVelocity.x, kInitialVelocity.y);
 
 // A channel between resting walls (y), periodic along x (and z), driven by a body force past an
 // obstacle, starting in motion; its sizes are not multiples of any tile below.
