@@ -129,6 +129,11 @@ int main(int argc, char** argv) {
   // A file over the size limit (ulimit -f) fails its write (EFBIG, exit 4) instead of killing us.
   std::signal(SIGXFSZ, SIG_IGN);
 #if OCTOFLOW_HAVE_MPI
+  // MPI_Init maps the machine with hwloc, whose OpenGL component connects to every X display it
+  // finds (:0, :1, ...) to ask for GPUs: an X server closing meanwhile (a user's session, a test's
+  // virtual display) ends the rank with "X connection to :0 broken". We need no GPU locality from
+  // X; a user's own HWLOC_COMPONENTS is kept.
+  setenv("HWLOC_COMPONENTS", "-gl", 0);
   MPI_Init(&argc, &argv);
 #endif
   int code = kExitFailure;

@@ -304,7 +304,7 @@ TEST_F(Catalyst, TwoRanksHandPiecesAndMakeTheSameImagesAndFilesAsOne) {
   ASSERT_EQ(one.exitCode, 0) << one.output;
   const CommandResult two =
       runCli("run case.toml --backend cpu --output two", directory_,
-             std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '") + OCTOFLOW_MPIEXEC +
+             octoflow::testing::kMpiEnvironment + std::string(" '") + OCTOFLOW_MPIEXEC +
                  "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x DISPLAY");
   ASSERT_EQ(two.exitCode, 0) << two.output;
   ASSERT_NE(two.output.find("2 MPI ranks, 2x1x1 pieces"), std::string::npos) << two.output;
@@ -374,7 +374,7 @@ TEST_F(Catalyst, AScriptFailingOnOneRankIsDroppedOnAll) {
   std::ofstream(directory_ / "case.toml") << cavityCase(false, scripts) << "on_error = \"continue\"\n";
   const CommandResult result =
       runCli("run case.toml --backend cpu", directory_,
-             std::string("timeout 300 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '") +
+             std::string("timeout 300 env ") + octoflow::testing::kMpiEnvironment + " '" +
                  OCTOFLOW_MPIEXEC + "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x DISPLAY");
   EXPECT_EQ(result.exitCode, 0) << result.output;  // 124: the ranks waited on each other
   const std::string warning = "fails_on_rank_1.py: the Catalyst script failed at step 200";

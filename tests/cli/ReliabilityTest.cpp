@@ -615,8 +615,8 @@ TEST_F(ReliabilityMpi, PhaseFieldCheckpointOfTwoRanksGoesOnOnOneAndFour) {
 class MpiFaults : public Reliability {
 protected:
   CommandResult runTwoRanks(const std::string& rank0, const std::string& rank1) {
-    const std::string launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 '" +
-                                 std::string(OCTOFLOW_MPIEXEC) + "' --oversubscribe -x OMP_NUM_THREADS=1 ";
+    const std::string launcher = octoflow::testing::kMpiEnvironment + std::string(" timeout 120 '") +
+                                 OCTOFLOW_MPIEXEC + "' --oversubscribe -x OMP_NUM_THREADS=1 ";
     const std::string program = "'" + std::string(OCTOFLOW_CLI_PATH) + "' ";
     return octoflow::testing::runCommand(
         launcher + "-np 1 " + program + rank0 + " : -np 1 " + (rank1.rfind("bash", 0) == 0 ? rank1 : program + rank1),

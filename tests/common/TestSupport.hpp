@@ -48,6 +48,13 @@ inline CommandResult runCommand(const std::string& command, const std::filesyste
   return result;
 }
 
+// The environment of every mpirun a test starts: root allowed (CI containers), and hwloc kept
+// away from X displays (its OpenGL component connects to each X server it finds while mapping the
+// machine; another test's virtual display closing meanwhile ends mpirun: "X connection to :0
+// broken").
+constexpr const char* kMpiEnvironment =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HWLOC_COMPONENTS=-gl";
+
 #ifdef OCTOFLOW_CLI_PATH
 // Runs the octoflow program with `arguments` in `workingDirectory`; with `ranks` > 0 under
 // `mpirun -np ranks` (one OpenMP thread a rank) where the test target knows mpiexec
@@ -57,7 +64,7 @@ inline CommandResult runOctoflow(const std::string& arguments, const std::filesy
   std::string launcher;
 #ifdef OCTOFLOW_MPIEXEC
   if (ranks > 0)
-    launcher = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 '" + std::string(OCTOFLOW_MPIEXEC) +
+    launcher = kMpiEnvironment + std::string(" '") + OCTOFLOW_MPIEXEC +
                "' --oversubscribe -np " + std::to_string(ranks) + " -x OMP_NUM_THREADS=1 ";
 #else
   (void)ranks;

@@ -138,7 +138,10 @@ def run_case(program, mpiexec, scratch, name, text, ranks=1, files=None):
         command = [mpiexec, "--oversubscribe", "-np", str(ranks), "-x", "OMP_NUM_THREADS=1"] + command
     # pvpython is an MPI process itself (a singleton): its Open MPI variables must not reach mpiexec.
     environment = {key: value for key, value in os.environ.items() if not key.startswith(("OMPI_", "PMIX_", "OPAL_"))}
-    environment.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    # HWLOC_COMPONENTS: hwloc's OpenGL component connects to every X display while mpiexec maps the
+    # machine; another test's virtual display closing meanwhile would end it ("X connection to :0
+    # broken").
+    environment.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", HWLOC_COMPONENTS="-gl")
     result = subprocess.run(command, cwd=folder, env=environment, capture_output=True, text=True)
     if result.returncode != 0:
         print(result.stdout + result.stderr)
