@@ -116,15 +116,16 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
 
   // The tracer moves alone: the steps with a move every tracersEvery, no hand-offs.
   solver.initialize(nullptr, velocity.data());
-  double moves = 0.0;
+  const Index tappedBefore = solver.tappedMoves();
   start = std::chrono::steady_clock::now();
   for (long long step = 0; step < r.steps; step += r.tracersEvery) {
     const long long stride = std::min<long long>(r.tracersEvery, r.steps - step);
     extracts.moveTracers(static_cast<int>(stride));
-    ++moves;
-    solver.advance(stride);
+    ++r.moves;
+    solver.advance(stride);  // a move waiting for the step is made in it
   }
   r.movesOnlySecondsPerStep = secondsSince(start) / static_cast<double>(r.steps);
+  r.tappedMoves = solver.tappedMoves() - tappedBefore;
   // The same loop without the moves: what advancing in strides costs by itself (each advance
   // returns once its steps are done, so the GPU idles while the next ones are launched).
   solver.initialize(nullptr, velocity.data());
@@ -172,10 +173,12 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
     solver.advance(0);  // waits for the queue
     start = std::chrono::steady_clock::now();
     for (long long m = 0; m < count; ++m) extracts.moveTracers(static_cast<int>(r.tracersEvery));
+    simulation->settleTracers();  // each move made at once, from the populations
     solver.advance(0);
     r.backToBackMoveSeconds = secondsSince(start) / static_cast<double>(count);
   }
-  r.moveSeconds = (r.movesOnlySecondsPerStep - r.stridedSecondsPerStep) * static_cast<double>(r.steps) / moves;
+  r.moveSeconds = (r.movesOnlySecondsPerStep - r.stridedSecondsPerStep) * static_cast<double>(r.steps) /
+                  static_cast<double>(r.moves);
 
   if (r.handOffs > 0) {
     r.surfaceSeconds /= static_cast<double>(r.handOffs);
@@ -204,7 +207,7 @@ std::string formatText(const InSituBenchmarkResult& r) {
       "  in situ: %lld tracers moved every %lld step(s) in %s; every %lld steps the speed surface and the tracers%s to "
       "the host\n"
       "  bare %.3f ms a step; with the tracer moves alone %.3f ms a step: %+.1f %%; in situ %.3f ms a step: %+.1f %%\n"
-      "  parts: advancing in strides of %lld step(s) %.3f ms a step (%+.1f %%); tracer move %.3f ms (%+.1f %%; back to back %.3f ms; %lld alive "
+      "  parts: advancing in strides of %lld step(s) %.3f ms a step (%+.1f %%); tracer move %.3f ms (%+.1f %%; %lld of %lld made from the step's recorded velocities; back to back %.3f ms; %lld alive "
       "at the end); at each of %lld hand-offs: surface %.3f ms (%lld triangles; "
       "extraction %.3f ms, of it copying to the host %.3f ms), tracers %.3f ms",
       r.size, r.steps, r.device.c_str(), r.backend.c_str(), r.tracers, r.tracersEvery,
@@ -212,7 +215,8 @@ std::string formatText(const InSituBenchmarkResult& r) {
       r.every, r.fields ? " and the velocity field" : "", 1e3 * r.bareSecondsPerStep, 1e3 * r.movesOnlySecondsPerStep,
       100.0 * moveShare(r), 1e3 * r.inSituSecondsPerStep, 100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0),
       r.tracersEvery, 1e3 * r.stridedSecondsPerStep, 100.0 * (r.stridedSecondsPerStep / r.bareSecondsPerStep - 1.0),
-      1e3 * r.moveSeconds, 100.0 * moveKernelShare(r), 1e3 * r.backToBackMoveSeconds, r.tracersAlive, r.handOffs,
+      1e3 * r.moveSeconds, 100.0 * moveKernelShare(r), r.tappedMoves, r.moves, 1e3 * r.backToBackMoveSeconds,
+      r.tracersAlive, r.handOffs,
       1e3 * r.surfaceSeconds, r.triangles, 1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds,
       1e3 * r.tracerViewSeconds);
   if (r.fields) used += std::snprintf(text + used, sizeof text - used, ", velocity field %.3f ms", 1e3 * r.fieldSeconds);
@@ -228,12 +232,12 @@ std::string formatJson(const InSituBenchmarkResult& r) {
                 "\"bare_ms\": %.4f, \"strided_ms\": %.4f, \"moves_only_ms\": %.4f, \"insitu_ms\": %.4f, \"move_ms\": %.4f, \"back_to_back_move_ms\": %.4f, \"move_share\": %.4f, \"surface_ms\": %.4f, "
                 "\"tracer_view_ms\": %.4f, "
                 "\"field_ms\": %.4f, \"extract_ms\": %.4f, \"triangle_copy_ms\": %.4f, \"triangles\": %lld, "
-                "\"tracers_alive\": %lld}\n",
+                "\"tracers_alive\": %lld, \"moves\": %lld, \"tapped_moves\": %lld}\n",
                 r.backend.c_str(), r.device.c_str(), r.size, r.steps, r.every, r.tracersEvery, r.tracers,
                 r.fields ? "true" : "false", r.velocityField ? "field" : "populations", 1e3 * r.bareSecondsPerStep,
                 1e3 * r.stridedSecondsPerStep, 1e3 * r.movesOnlySecondsPerStep, 1e3 * r.inSituSecondsPerStep, 1e3 * r.moveSeconds, 1e3 * r.backToBackMoveSeconds, moveShare(r), 1e3 * r.surfaceSeconds,
                 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
-                1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive);
+                1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive, r.moves, r.tappedMoves);
   return text;
 }
 

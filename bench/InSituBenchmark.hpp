@@ -41,6 +41,9 @@ struct InSituBenchmarkResult {
   double moveSeconds = 0.0, surfaceSeconds = 0.0, tracerViewSeconds = 0.0, fieldSeconds = 0.0;
   double extractSeconds = 0.0, triangleCopySeconds = 0.0;  // of surfaceSeconds: the extraction, its copy to the host
   long long triangles = 0, tracersAlive = 0;
+  // Of the moves timed with the steps, those made from the velocities a step recorded at the
+  // tracers (lbm::UniformSolver::moveTracers), not from the populations.
+  long long moves = 0, tappedMoves = 0;
 };
 
 InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options);

@@ -53,11 +53,13 @@ void FlowExtracts::describeBlocks(const sim::BlockGrid& blocks) {
 }
 
 void FlowExtracts::releaseTracers(Index step) {
+  simulation_.settleTracers();
   if (tracers_) tracers_->release(step);
 }
 
 void FlowExtracts::moveTracers(int steps) {
   if (!description_.tracers.enabled()) return;
+  simulation_.settleTracers();
   if (blockView_.leafOf) {
     const sim::BlockGrid& blocks = *simulation_.blockGrid();
     if (blocks.revision != blocksRevision_) describeBlocks(blocks);  // regridded
@@ -82,6 +84,7 @@ void FlowExtracts::moveTracers(int steps) {
 
 particles::TracerView FlowExtracts::tracers() {
   if (!tracers_) throw Error("this run has no tracers");
+  simulation_.settleTracers();
   return tracers_->view();
 }
 

@@ -48,9 +48,11 @@ public:
   IsosurfaceTimes lastSurfaceTimes() const { return extractor_ ? extractor_->lastTimes() : IsosurfaceTimes{}; }
   // Checkpoints (rank 0; nothing elsewhere): the tracers as records, and the same read back.
   std::vector<sim::StateRecord> saveState() const {
+    simulation_.settleTracers();
     return tracers_ ? tracers_->saveState() : std::vector<sim::StateRecord>{};
   }
   void restoreState(const sim::StateSource& source) {
+    simulation_.settleTracers();
     if (tracers_) tracers_->restoreState(source);
   }
   // Rank 0: tracers released so far, and not released for lack of room (max_particles).

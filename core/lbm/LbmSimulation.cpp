@@ -123,6 +123,7 @@ public:
     local().moveTracers(move);
     return true;
   }
+  void settleTracers() override { local().settleTracers(); }
 
   std::vector<sim::FieldLimit> fieldLimits() const override { return flowFieldLimits(); }
 

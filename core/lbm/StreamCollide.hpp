@@ -26,6 +26,7 @@
 #include "lbm/Collision.hpp"
 #include "lbm/FaceBoundaries.hpp"
 #include "lbm/PopulationStorage.hpp"
+#include "lbm/VelocityTap.hpp"
 
 namespace octoflow::lbm {
 
@@ -264,6 +265,7 @@ struct BulkStep {
   SlotBases<L, typename S::Value> slots;
   const LesVelocityValue* velocityIn = nullptr;  // CSM: the previous step's velocity field, and the next's
   LesVelocityValue* velocityOut = nullptr;
+  VelocityTap tap;  // the nodes whose velocity tracers will read (lbm/VelocityTap.hpp)
 
   OCTO_HD void operator()(Index i, Index j, Index k) const {
     const Neighbourhood neighbours(grid.extent, i, j, k);
@@ -275,6 +277,12 @@ struct BulkStep {
     gatherBulk<L, S, Odd>(slots, neighbours, g);
     if (grid.kindOf(neighbours.node()) != kBulkNode) return;
     using Scale = typename S::Scale;
+    if (tap.wants(neighbours.node())) {  // as bulkMoments computes it
+      float rho;
+      Vector3 u;
+      moments<L, Scale>(g, grid.acceleration, rho, u);
+      tap.record(neighbours.node(), u);
+    }
     if constexpr (Csm)
       collideWithLes<L, Forced, Scale>(collision, g, grid.acceleration, velocityIn, velocityOut, neighbours, 0u);
     else
@@ -296,11 +304,18 @@ struct BoundaryStep {
   NodeMoments* next;
   const LesVelocityValue* velocityIn = nullptr;  // CSM (see BulkStep)
   LesVelocityValue* velocityOut = nullptr;
+  VelocityTap tap;  // (see BulkStep)
 
   OCTO_HD void operator()(Index entry) const {
     const BoundaryNode b = nodes[entry];
     float g[L::Q];
     gatherAtBoundary<L, S>(grid, populations, odd, b, previous, entry, g);
+    if (tap.wants(b.node)) {  // as boundaryMoments computes it
+      float rho;
+      Vector3 u;
+      moments<L>(g, grid.acceleration, rho, u);
+      tap.record(b.node, u);
+    }
     const Index nodeCount = grid.extent.cellCount();
     const Neighbourhood neighbours(grid.extent, b.position[0], b.position[1], b.position[2]);
     const NodeState state = collideWithLes<L, true>(collision, g, grid.acceleration, velocityIn, velocityOut,

@@ -4,7 +4,10 @@
 // macroscopic pass (BulkMacroscopic, BoundaryMacroscopic) computes it, so a move gives the same
 // positions as one in the stored field, for the price of the few nodes the tracers touch instead of
 // a pass over every node.
+#include <cmath>
+
 #include "lbm/StreamCollide.hpp"
+#include "lbm/VelocityTap.hpp"
 #include "particles/TracerMotion.hpp"
 
 namespace octoflow::lbm {
@@ -56,6 +59,90 @@ struct FlowAtNodes {
 template <class L, class S, bool Odd>
 OCTO_HD inline particles::TrilinearSampler<FlowAtNodes<L, S, Odd>> samplerOf(const FlowAtNodes<L, S, Odd>& flow) {
   return {flow, flow.grid.extent};
+}
+
+// The velocity a tapped step recorded (lbm/VelocityTap.hpp) at the nodes of the state it read: the
+// values FlowAtNodes computes there for that state. A node the step did not record (its stamp is
+// another step's) gives NaN, which retires the tracer: a move reads only nodes it marked unless a
+// velocity component exceeds one node a step, which non-negative populations never give.
+struct TappedFlow {
+  GridView grid;
+  const TappedVelocity* velocity;
+  float stamp;
+
+  OCTO_HD bool solidAt(Index i, Index j, Index k) const {
+    return grid.kindOf(grid.extent.linear(i, j, k)) == kObstacleNode;
+  }
+  OCTO_HD void velocityAt(Index i, Index j, Index k, float (&u)[3]) const {
+    const Index node = grid.extent.linear(i, j, k);
+    const std::uint8_t kind = grid.kindOf(node);
+    if (kind != kBulkNode && kind != kBoundaryNode) {  // at rest, as FlowAtNodes has them
+      u[0] = u[1] = u[2] = 0.0f;
+      return;
+    }
+    const TappedVelocity v = velocity[node];
+    const bool recorded = v.stamp == stamp;
+    u[0] = recorded ? v.x : NAN;
+    u[1] = recorded ? v.y : NAN;
+    u[2] = recorded ? v.z : NAN;
+  }
+};
+OCTO_HD inline particles::TrilinearSampler<TappedFlow> samplerOf(const TappedFlow& flow) {
+  return {flow, flow.grid.extent};
+}
+
+// Marks in a tap mask the nodes the next move of a tracer at `position` reads, for moves the tap
+// serves (tapServes): RK2 over one step of dt <= 1 samples at the position and at the midpoint,
+// at most half a node away along each axis (a component of the velocity is at most one node a
+// step): the three nodes along each axis nearest to the position cover both cells, 27 in all.
+struct TapMarker {
+  std::uint32_t* marked = nullptr;  // null: no marks
+  Extent extent;
+
+  OCTO_HD void mark(const float (&position)[3]) const {
+    Index first[3], last[3];
+    for (int a = 0; a < 3; ++a) {
+      const Index size = extent.size(a);
+      const float p = position[a];
+      const Index cell = static_cast<Index>(p);  // p >= 0: the tracer is alive
+      const Index low = p - static_cast<float>(cell) >= 0.5f ? cell : cell - 1;
+      first[a] = low < 0 ? 0 : low;
+      last[a] = low + 2 > size - 1 ? size - 1 : low + 2;
+    }
+    for (Index k = first[2]; k <= last[2]; ++k)
+      for (Index j = first[1]; j <= last[1]; ++j) {
+        const Index row = extent.linear(0, j, k);
+        Index from = row + first[0];
+        const Index to = row + last[0];
+        while (from <= to) {  // the row's nodes, a word at a time
+          const Index word = from >> 5, end = (word << 5) + 31 < to ? (word << 5) + 31 : to;
+          const std::uint32_t high = end - (word << 5) == 31 ? ~0u : (2u << (end - (word << 5))) - 1u;
+          setMaskBits(marked + word, high & ~((1u << (from - (word << 5))) - 1u));
+          from = end + 1;
+        }
+      }
+  }
+};
+
+// A move (particles::AdvectTracers) that also marks, for each tracer still alive, the nodes its
+// next move reads.
+template <class Field>
+struct AdvectAndMark {
+  particles::AdvectTracers<Field> advect;
+  TapMarker marker;
+
+  OCTO_HD void operator()(Index n) const {
+    advect(n);
+    if (!marker.marked || !advect.move.alive[n]) return;
+    const float* p = advect.move.positions + 3 * n;
+    marker.mark({p[0], p[1], p[2]});
+  }
+};
+
+// Whether a tap serves `move`: what TapMarker assumes.
+inline bool tapServes(const particles::TracerMove& move) {
+  return move.integrator == particles::Integrator::Rk2 && move.substeps == 1 && move.latticeSteps == 1 &&
+         move.velocityScale <= 1.0f && move.velocityScale > 0.0f;
 }
 
 }  // namespace octoflow::lbm

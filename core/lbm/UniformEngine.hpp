@@ -33,22 +33,22 @@ public:
                                                               initialVelocity_, moments, values});
   }
   void bulkStep(void* populations, bool odd, const NodeBox& box, const LesVelocityValue* velocityIn,
-                LesVelocityValue* velocityOut) override {
+                LesVelocityValue* velocityOut, const VelocityTap& tap) override {
     auto* values = static_cast<Value*>(populations);
     const Vector3& a = grid_.acceleration;
     const bool forced = a.x != 0.0f || a.y != 0.0f || a.z != 0.0f;
     if (velocityIn)  // CSM, with the velocity fields
-      odd ? bulkStepOf<true, true>(forced, box, values, velocityIn, velocityOut)
-          : bulkStepOf<false, true>(forced, box, values, velocityIn, velocityOut);
+      odd ? bulkStepOf<true, true>(forced, box, values, tap, velocityIn, velocityOut)
+          : bulkStepOf<false, true>(forced, box, values, tap, velocityIn, velocityOut);
     else
-      odd ? bulkStepOf<true, false>(forced, box, values) : bulkStepOf<false, false>(forced, box, values);
+      odd ? bulkStepOf<true, false>(forced, box, values, tap) : bulkStepOf<false, false>(forced, box, values, tap);
   }
   void boundaryStep(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
-                    const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut) override {
+                    const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut, const VelocityTap& tap) override {
     queues_.compute.parallelFor(lists_.boundaryCount,
                                 BoundaryStep<L, S, Collision>{grid_, collision_, static_cast<Value*>(populations), odd,
                                                               lists_.boundaryNodes, previous, next, velocityIn,
-                                                              velocityOut});
+                                                              velocityOut, tap});
   }
   void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
                    float* velocity) override {
@@ -60,16 +60,22 @@ public:
     queues_.compute.parallelFor(lists_.boundaryCount, BoundaryMacroscopic<L, S>{grid_, values, odd, lists_.boundaryNodes,
                                                                            previous, density, velocity});
   }
-  void moveTracers(const void* populations, bool odd, const NodeMoments* previous,
-                   const particles::TracerMove& move) override {
+  void moveTracers(const void* populations, bool odd, const NodeMoments* previous, const particles::TracerMove& move,
+                   const TapMarker& marker) override {
     const auto* values = static_cast<const Value*>(populations);
     if (odd)
-      queues_.compute.parallelForSpread(move.count, particles::AdvectTracers<FlowAtNodes<L, S, true>>{
-                                                        flowAtNodes<true>(values, previous), move});
+      queues_.compute.parallelForSpread(
+          move.count, AdvectAndMark<FlowAtNodes<L, S, true>>{{flowAtNodes<true>(values, previous), move}, marker});
     else
-      queues_.compute.parallelForSpread(move.count, particles::AdvectTracers<FlowAtNodes<L, S, false>>{
-                                                        flowAtNodes<false>(values, previous), move});
+      queues_.compute.parallelForSpread(
+          move.count, AdvectAndMark<FlowAtNodes<L, S, false>>{{flowAtNodes<false>(values, previous), move}, marker});
   }
+  void moveTappedTracers(const TappedVelocity* velocity, float stamp, const particles::TracerMove& move,
+                         const TapMarker& marker) override {
+    queues_.compute.parallelForSpread(move.count,
+                                      AdvectAndMark<TappedFlow>{{TappedFlow{grid_, velocity, stamp}, move}, marker});
+  }
+  void clearMask(std::uint32_t* words, Index count) override { queues_.compute.parallelFor(count, ClearMask{words}); }
   void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) override {
     queues_.compute.parallelFor(count, ObstacleForce<L, S>{links, static_cast<const Value*>(populations), nodeCount(), force});
   }
@@ -109,17 +115,17 @@ private:
     return blocks + (lean && moreInFlight ? 1 : 0);
   }
   template <bool Odd, bool Csm>
-  void bulkStepOf(bool forced, const NodeBox& box, Value* values, const LesVelocityValue* velocityIn = nullptr,
-                  LesVelocityValue* velocityOut = nullptr) {
-    forced ? bulkStep<Odd, true, Csm>(box, values, velocityIn, velocityOut)
-           : bulkStep<Odd, false, Csm>(box, values, velocityIn, velocityOut);
+  void bulkStepOf(bool forced, const NodeBox& box, Value* values, const VelocityTap& tap,
+                  const LesVelocityValue* velocityIn = nullptr, LesVelocityValue* velocityOut = nullptr) {
+    forced ? bulkStep<Odd, true, Csm>(box, values, tap, velocityIn, velocityOut)
+           : bulkStep<Odd, false, Csm>(box, values, tap, velocityIn, velocityOut);
   }
   template <bool Odd, bool Forced, bool Csm>
-  void bulkStep(const NodeBox& box, Value* values, const LesVelocityValue* velocityIn,
+  void bulkStep(const NodeBox& box, Value* values, const VelocityTap& tap, const LesVelocityValue* velocityIn,
                 LesVelocityValue* velocityOut) {
     queues_.compute.template parallelFor3<bulkBlocksPerSm(Forced, Csm)>(
         box, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, {values, nodeCount()}, velocityIn,
-                                                             velocityOut});
+                                                             velocityOut, tap});
   }
   template <bool Odd>
   FlowAtNodes<L, S, Odd> flowAtNodes(const Value* values, const NodeMoments* previous) const {

@@ -257,10 +257,11 @@ void UniformSolver::matchSpare() {
 std::size_t UniformSolver::workingBytes() const {
   return populations_.bytes() + spare_.bytes() + deviceDensity_.bytes() + deviceVelocity_.bytes() + kind_.bytes() +
          boundaryNodes_.bytes() + boundaryMoments_.bytes() + lesVelocity_.bytes() + workingLinks_.bytes() +
-         workingForces_.bytes();
+         workingForces_.bytes() + tap_.masks[0].bytes() + tap_.masks[1].bytes() + tap_.velocity.bytes();
 }
 
 void UniformSolver::initialize(const float* density, const float* velocity) {
+  settleTracers();  // a waiting move is one in the state it was asked in
   const std::size_t n = static_cast<std::size_t>(nodeCount());
   if (backend_ == exec::Backend::Cpu) {
     engine_->initialize(density, velocity, populations_.data(), boundaryMoments(0), lesVelocity(0));
@@ -304,18 +305,32 @@ void UniformSolver::advance(Index steps) {
       engine_->startTimeline();
       markTimeline("step started", false);
     }
+    // A waiting tracer move: this step records the velocity at the nodes its tracers read.
+    VelocityTap tap;
+    if (tap_.waiting) {
+      tap_.stamp = tap_.stamp % 16777215u + 1u;  // 1 ... 2^24 - 1: exact as a float
+      tap = VelocityTap{tap_.masks[tap_.marked].data(), tap_.velocity.data(), static_cast<float>(tap_.stamp)};
+    }
     void* populations = populations_.data();
     LesVelocityValue *velocityIn = lesVelocity(step_), *velocityOut = lesVelocity(step_ + 1);
-    for (const NodeBox& box : shell_) engine_->bulkStep(populations, odd, box, velocityIn, velocityOut);
-    engine_->boundaryStep(populations, odd, boundaryMoments(step_), boundaryMoments(step_ + 1), velocityIn, velocityOut);
+    for (const NodeBox& box : shell_) engine_->bulkStep(populations, odd, box, velocityIn, velocityOut, tap);
+    engine_->boundaryStep(populations, odd, boundaryMoments(step_), boundaryMoments(step_ + 1), velocityIn, velocityOut,
+                          tap);
     markTimeline(shell_.empty() ? "boundary nodes updated" : "layers next to the cuts and boundary nodes updated", false);
     if (haloExchange_) engine_->haloAfterCompute();
-    engine_->bulkStep(populations, odd, interior_, velocityIn, velocityOut);
+    engine_->bulkStep(populations, odd, interior_, velocityIn, velocityOut, tap);
     markTimeline("interior updated", false);
     ++step_;
     if (haloExchange_) {
       haloExchange_(odd);
       engine_->computeAfterHalo();
+    }
+    if (tap.marked) {
+      tap_.waiting = false;
+      const TapMarker marker = nextMarks(tap_.waitingMove);
+      engine_->moveTappedTracers(tap_.velocity.data(), tap.stamp, tap_.waitingMove, marker);
+      marked(tap_.waitingMove, marker);
+      ++tappedMoves_;
     }
     if (timeline_.recording()) timeline_.end(engine_->stopTimeline());
   }
@@ -367,11 +382,59 @@ UniformSolver::WorkingFields UniformSolver::workingFields(bool wantDensity, bool
   return fields;
 }
 
+// Moves are queued, not waited for: the next step's kernels follow them on the same queue (the
+// default stream on a GPU), and the tracer set reads its arrays back only by copies on that stream.
 void UniformSolver::moveTracers(const particles::TracerMove& move) {
   if (move.count == 0) return;
-  // Queued, not waited for: the next step's kernels follow it on the same queue (the default
-  // stream on a GPU), and the tracer set reads its arrays back only by copies on that stream.
-  engine_->moveTracers(populations_.data(), oddStep(), boundaryMoments(step_), move);
+  settleTracers();
+  const bool sameTracers = tap_.armed && move.positions == tap_.armedFor.positions &&
+                           move.count == tap_.armedFor.count && move.revision == tap_.armedFor.revision;
+  if (sameTracers && tapCanServe(move)) {
+    tap_.waiting = true;
+    tap_.waitingMove = move;
+    return;
+  }
+  moveFromPopulations(move);
+}
+
+void UniformSolver::settleTracers() {
+  if (!tap_.waiting) return;
+  tap_.waiting = false;
+  moveFromPopulations(tap_.waitingMove);
+}
+
+bool UniformSolver::tapCanServe(const particles::TracerMove& move) const { return !blocked_ && tapServes(move); }
+
+void UniformSolver::moveFromPopulations(const particles::TracerMove& move) {
+  const TapMarker marker = nextMarks(move);
+  engine_->moveTracers(populations_.data(), oddStep(), boundaryMoments(step_), move, marker);
+  marked(move, marker);
+}
+
+// The clear mask, for the marks of the tracers' next move (none where the tap cannot serve it).
+TapMarker UniformSolver::nextMarks(const particles::TracerMove& move) {
+  if (!tapCanServe(move)) return {};
+  if (tap_.velocity.size() == 0) {
+    const exec::MemorySpace space = exec::workingSpace(backend_);
+    const auto words = static_cast<std::size_t>(tapMaskWords(nodeCount()));
+    for (auto& mask : tap_.masks) {
+      mask = exec::Buffer<std::uint32_t>(space, words);
+      mask.setZero();
+    }
+    tap_.velocity = exec::Buffer<TappedVelocity>(space, static_cast<std::size_t>(nodeCount()));
+    tap_.velocity.setZero();  // stamp 0: recorded by no step
+  }
+  return TapMarker{tap_.masks[1 - tap_.marked].data(), config_.extent};
+}
+
+// After a move that marked with `marker` (or did not): the old marks are cleared, and the marks
+// describe these tracers.
+void UniformSolver::marked(const particles::TracerMove& move, const TapMarker& marker) {
+  tap_.armed = marker.marked != nullptr;
+  tap_.armedFor = move;
+  if (!tap_.armed) return;
+  engine_->clearMask(tap_.masks[tap_.marked].data(), tapMaskWords(nodeCount()));
+  tap_.marked = 1 - tap_.marked;
 }
 
 const HostFields& UniformSolver::fetchFields(bool wantDensity, bool wantVelocity) {
@@ -454,6 +517,7 @@ std::vector<sim::StateArray> UniformSolver::saveState() const {
 }
 
 void UniformSolver::restoreState(const sim::StateSource& source) {
+  settleTracers();
   const NodeBox local = localBox();
   const Extent whole = placementOf(config_).whole;
   const std::size_t n = static_cast<std::size_t>(nodeCount());

@@ -17,6 +17,8 @@
 #include "lbm/Lattice.hpp"
 #include "lbm/PopulationStorage.hpp"
 #include "lbm/StreamCollide.hpp"
+#include "lbm/TracerFlow.hpp"
+#include "lbm/VelocityTap.hpp"
 #include "particles/TracerMotion.hpp"
 #include "lbm/blocking/TemporalBlocking.hpp"
 #include "sim/SolverState.hpp"
@@ -83,15 +85,22 @@ public:
   // node only), and one boundary step: the
   // boundary nodes read their moments from `previous` and write them to `next`. CSM: velocity
   // fields (xyz per node) to take gradients from and to fill.
+  // `tap`: the nodes whose velocity the step records for the tracers (lbm/VelocityTap.hpp).
   virtual void bulkStep(void* populations, bool odd, const NodeBox& box, const LesVelocityValue* velocityIn,
-                        LesVelocityValue* velocityOut) = 0;
+                        LesVelocityValue* velocityOut, const VelocityTap& tap) = 0;
   virtual void boundaryStep(void* populations, bool odd, const NodeMoments* previous, NodeMoments* next,
-                            const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut) = 0;
+                            const LesVelocityValue* velocityIn, LesVelocityValue* velocityOut,
+                            const VelocityTap& tap) = 0;
   virtual void macroscopic(const void* populations, bool odd, const NodeMoments* previous, float* density,
                            float* velocity) = 0;
-  // Moves tracers (lbm/TracerFlow.hpp) in the velocity of the state the populations hold.
+  // Moves tracers (lbm/TracerFlow.hpp) in the velocity of the state the populations hold, or in
+  // the velocities a tapped step recorded with `stamp`; either marks with `marker` (unless null)
+  // the nodes of each tracer's next move.
   virtual void moveTracers(const void* populations, bool odd, const NodeMoments* previous,
-                           const particles::TracerMove& move) = 0;
+                           const particles::TracerMove& move, const TapMarker& marker) = 0;
+  virtual void moveTappedTracers(const TappedVelocity* velocity, float stamp, const particles::TracerMove& move,
+                                 const TapMarker& marker) = 0;
+  virtual void clearMask(std::uint32_t* words, Index count) = 0;
   virtual void obstacleForce(const void* populations, const ObstacleLink* links, Index count, double* force) = 0;
   virtual int crossingCount() const = 0;
   virtual void packHalo(const void* populations, const HaloBox& box, void* buffer) = 0;
@@ -137,8 +146,15 @@ public:
   WorkingFields workingFields(bool wantDensity, bool wantVelocity);
   // Moves tracers (arrays in working memory) in the current state's velocity, interpolated from
   // the populations at the corners of each tracer's cell: no velocity field is computed. On a GPU
-  // the move is queued before the next step without waiting for it.
+  // the move is queued before the next step without waiting for it. A move the tap serves
+  // (lbm/TracerFlow.hpp, tapServes: RK2 over one step) of tracers whose nodes the last move marked
+  // waits instead for the next step, which records the velocity of the state it reads at the marked
+  // nodes (lbm/VelocityTap.hpp), and is made right after that step from those values: the same
+  // velocities, without a second read of the populations. settleTracers() makes a waiting move
+  // now; the solver does so itself before anything else changes its state.
   void moveTracers(const particles::TracerMove& move);
+  void settleTracers();
+  Index tappedMoves() const { return tappedMoves_; }  // moves made from a step's recorded velocities
   // The population array as FP32 deviations f_q - w_q, copied to the host: structure-of-arrays
   // in the in-place (AA) layout of the current step's parity (StreamCollide.hpp).
   std::vector<float> populationsOnHost() const;
@@ -241,6 +257,27 @@ private:
   std::vector<NodeBox> shell_;
   NodeBox interior_;
   sim::StepTimeline timeline_;
+  // Tracer moves riding on a step: two node masks (the one `marked` holds the nodes of the armed
+  // tracers' next move, the other is clear), the velocities a tapped step records, and the move
+  // waiting for the next step.
+  struct TracerTap {
+    exec::Buffer<std::uint32_t> masks[2];
+    exec::Buffer<TappedVelocity> velocity;
+    int marked = 0;
+    bool armed = false;
+    particles::TracerMove armedFor;  // the tracers whose nodes are marked (arrays, count, revision)
+    bool waiting = false;
+    particles::TracerMove waitingMove;
+    std::uint32_t stamp = 0;  // the last tapped step's
+  };
+  TracerTap tap_;
+  Index tappedMoves_ = 0;
+  bool tapCanServe(const particles::TracerMove& move) const;
+  // A move from the populations of the current state; it marks the nodes of the tracers' next move
+  // where the tap can serve it.
+  void moveFromPopulations(const particles::TracerMove& move);
+  TapMarker nextMarks(const particles::TracerMove& move);
+  void marked(const particles::TracerMove& move, const TapMarker& marker);
   Index step_ = 0;
   Index fieldsStep_ = -1;  // the state the working fields were computed for (-1: none)
   bool densityFresh_ = false, velocityFresh_ = false;

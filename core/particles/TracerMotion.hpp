@@ -209,6 +209,9 @@ struct TracerMove {
   float* velocities = nullptr;  // xyz per tracer: the velocity where it was at the start of its last sub-step
   float* ages = nullptr;        // lattice time since release
   std::uint8_t* alive = nullptr;
+  // The tracer set's revision: it changes whenever tracers are added, removed, reordered or
+  // replaced (a move keeps it), so a solver can tell the tracers it saw before.
+  std::uint64_t revision = 0;
 };
 
 // The per-tracer update of a move in `field` (any type samplerOf(field) takes).

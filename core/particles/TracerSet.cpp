@@ -147,6 +147,7 @@ Index TracerSet::release(Index step) {
   exec::copyBytes(alive_.data() + count_, alive.data(), added);
   nextId_ += added;
   count_ += added;
+  ++revision_;
   return added;
 }
 
@@ -198,6 +199,7 @@ TracerMove TracerSet::move(int latticeSteps, float velocityScale) {
   move.velocities = velocities_.data();
   move.ages = ages_.data();
   move.alive = alive_.data();
+  move.revision = revision_;
   return move;
 }
 
@@ -222,6 +224,7 @@ void TracerSet::compact() {
   if (static_cast<Index>(from.size()) == count_) return;
   const Index kept = static_cast<Index>(from.size());
   count_ = kept;
+  ++revision_;
   if (kept == 0) return;
   exec::copyBytes(gather_.data(), from.data(), from.size() * sizeof(Index));
   const detail::GatherTracers gather{gather_.data(),        positions_.data(),        velocities_.data(),
@@ -268,6 +271,7 @@ void TracerSet::restoreState(const sim::StateSource& source) {
   const std::vector<std::int64_t> ids = source.values<std::int64_t>("tracer_ids", n);
   const std::vector<std::uint8_t> alive = source.values<std::uint8_t>("tracer_alive", n);
   count_ = counters[0];
+  ++revision_;
   nextId_ = counters[1];
   refused_ = counters[2];
   exec::copyBytes(positions_.data(), positions.data(), positions.size() * sizeof(float));

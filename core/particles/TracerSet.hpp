@@ -100,6 +100,7 @@ private:
   Index count_ = 0;
   std::int64_t nextId_ = 0;
   Index refused_ = 0;
+  std::uint64_t revision_ = 0;  // TracerMove::revision
   exec::Buffer<float> positions_, velocities_, ages_;
   exec::Buffer<std::int64_t> ids_;
   exec::Buffer<std::uint8_t> alive_;

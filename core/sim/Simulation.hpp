@@ -162,6 +162,10 @@ public:
     (void)move;
     return false;
   }
+  // A solver may keep a move (moveTracers) for its next step, whose kernels then hand it the
+  // velocities it samples; this makes such a move now, in the current state. Called before
+  // anything reads or changes the tracers' arrays.
+  virtual void settleTracers() {}
 
   // Solvers with levels (octree AMR): the blocks, and host copies of the named fields on their
   // points (no `solid`) (the uniform grid of extent() is then level 0, its values taken from the finest block

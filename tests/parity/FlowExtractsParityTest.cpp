@@ -12,6 +12,10 @@
 #include "TestSupport.hpp"
 #include "insitu/FlowExtracts.hpp"
 #include "io/CaseFile.hpp"
+#include "lbm/LbmCase.hpp"
+#include "lbm/LbmSimulation.hpp"
+#include "lbm/TracerFlow.hpp"
+#include "lbm/UniformSolver.hpp"
 
 using namespace octoflow;
 
@@ -185,4 +189,124 @@ TEST(FlowExtracts, TracersSampledFromThePopulationsMoveAsInTheVelocityField) {
 TEST(FlowExtractsParity, TracersSampledFromThePopulationsOnCudaMoveAsInTheVelocityField) {
   OCTO_SKIP_WITHOUT_GPU();
   expectTracersSampledAsInTheField(exec::Backend::Cuda);
+}
+
+// Tracer moves riding on the next step (lbm/VelocityTap.hpp): a move of one RK2 step waits for the
+// step, which records the velocity at the nodes the tracers' last move marked, and is made from
+// those values. The same tracers moved from the populations every time (each move made at once:
+// settleTracers) follow the same paths: bit for bit on the CPU, to rounding on the GPU. The tap
+// serves the moves of one step after the first (and after each release); moves of several steps and
+// temporally blocked runs are moved from the populations.
+namespace {
+
+void expectTappedMovesAsFromThePopulations(exec::Backend backend) {
+  for (const TracerFlowCase& c : tracerFlowCases()) {
+    SCOPED_TRACE(std::string(c.name) + " on " + exec::backendName(backend));
+    const io::CaseDescription d = io::parseCase(c.text, "tracers.toml");
+    const lbm::LbmCase& lbmCase = lbm::lbmCaseOf(d);
+    lbm::UniformSolver tappedSolver(lbmCase.config, backend), referenceSolver(lbmCase.config, backend);
+    tappedSolver.initialize();
+    referenceSolver.initialize();
+    const auto tapped = lbm::wrapUniformSolver(d, lbmCase, tappedSolver);
+    const auto reference = lbm::wrapUniformSolver(d, lbmCase, referenceSolver);
+    insitu::FlowExtracts tappedTracers(d, *tapped), referenceTracers(d, *reference);
+    Index moves = 0, releases = 0;
+    for (Index step = 0; step < d.steps; step += d.tracers.every) {
+      releases += d.tracers.particles.sources[0].releasesAt(step) ? 1 : 0;
+      tappedTracers.releaseTracers(step);
+      referenceTracers.releaseTracers(step);
+      tappedTracers.moveTracers(static_cast<int>(d.tracers.every));
+      referenceTracers.moveTracers(static_cast<int>(d.tracers.every));
+      reference->settleTracers();
+      tapped->advance(d.tracers.every);
+      reference->advance(d.tracers.every);
+      ++moves;
+    }
+    const particles::TracerView a = tappedTracers.tracers(), b = referenceTracers.tracers();
+    ASSERT_GT(a.count, 40);
+    ASSERT_EQ(a.count, b.count);
+    double worst = 0.0;
+    for (Index n = 0; n < a.count; ++n) {
+      ASSERT_EQ(a.ids[n], b.ids[n]);
+      for (int axis = 0; axis < 3; ++axis)
+        worst = std::max(worst, std::fabs(static_cast<double>(a.positions[3 * n + axis] - b.positions[3 * n + axis])));
+    }
+    EXPECT_EQ(referenceSolver.tappedMoves(), 0);
+    if (d.tracers.every == 1 && !lbmCase.config.blocking.enabled())
+      EXPECT_EQ(tappedSolver.tappedMoves(), moves - releases) << "every move but those after a release";
+    else
+      EXPECT_EQ(tappedSolver.tappedMoves(), 0);
+    if (backend == exec::Backend::Cpu)
+      EXPECT_EQ(worst, 0.0);
+    else
+      EXPECT_LT(worst, 1e-5);
+    std::printf("%s on %s: %lld of %lld moves tapped, %lld tracers, max |tapped - populations| position %.3g nodes\n",
+                c.name, exec::backendName(backend), static_cast<long long>(tappedSolver.tappedMoves()),
+                static_cast<long long>(moves), static_cast<long long>(a.count), worst);
+  }
+}
+
+// Samples a constant velocity `v` at marked nodes only: counts the nodes asked for that are not.
+struct MarkedNodes {
+  const std::vector<std::uint32_t>& mask;
+  Extent extent;
+  float v[3];
+  int* unmarked;
+  bool solidAt(Index, Index, Index) const { return false; }
+  void velocityAt(Index i, Index j, Index k, float (&u)[3]) const {
+    const Index node = extent.linear(i, j, k);
+    if (!((mask[static_cast<std::size_t>(node >> 5)] >> (node & 31)) & 1u)) ++*unmarked;
+    for (int a = 0; a < 3; ++a) u[a] = v[a];
+  }
+};
+
+}  // namespace
+
+TEST(FlowExtracts, TappedTracerMovesMatchMovesFromThePopulations) {
+  expectTappedMovesAsFromThePopulations(exec::Backend::Cpu);
+}
+
+TEST(FlowExtractsParity, TappedTracerMovesOnCudaMatchMovesFromThePopulations) {
+  OCTO_SKIP_WITHOUT_GPU();
+  expectTappedMovesAsFromThePopulations(exec::Backend::Cuda);
+}
+
+// What the tap's marks promise (lbm/TracerFlow.hpp, TapMarker): an RK2 step of dt = 1 from a
+// marked place, in any velocity of at most one node a step along each axis, samples marked nodes
+// only; random places (on nodes and at the grid's faces too) and velocities, in 3D and 2D. At 2.5
+// nodes a step it does not (what the stamps then catch), and a tracer marks at most 27 nodes.
+TEST(FlowExtracts, TapMarksCoverEveryNodeARk2StepSamples) {
+  for (const Extent extent : {Extent{9, 7, 6}, Extent{9, 7, 1}}) {
+    SCOPED_TRACE(extent.nz == 1 ? "2D" : "3D");
+    std::vector<std::uint32_t> mask(static_cast<std::size_t>(lbm::tapMaskWords(extent.cellCount())));
+    std::uint64_t seed = 12345;
+    const auto uniform = [&seed](float low, float high) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      return low + (high - low) * static_cast<float>(seed >> 40) / static_cast<float>(1ull << 24);
+    };
+    int unmarkedWithinReach = 0, unmarkedBeyond = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+      float p[3];
+      for (int a = 0; a < 3; ++a) {
+        const float last = static_cast<float>(extent.size(a) - 1);
+        p[a] = trial % 4 == 0 ? std::floor(uniform(0.0f, last + 1.0f)) : uniform(0.0f, last);
+        p[a] = std::min(p[a], last);
+      }
+      std::fill(mask.begin(), mask.end(), 0u);
+      lbm::TapMarker{mask.data(), extent}.mark(p);
+      int marks = 0;
+      for (const std::uint32_t word : mask) marks += __builtin_popcount(word);
+      EXPECT_LE(marks, 27);
+      for (const float reach : {1.0f, 2.5f}) {
+        int& unmarked = reach == 1.0f ? unmarkedWithinReach : unmarkedBeyond;
+        MarkedNodes nodes{mask, extent, {uniform(-reach, reach), uniform(-reach, reach), uniform(-reach, reach)}, &unmarked};
+        if (extent.nz == 1) nodes.v[2] = 0.0f;
+        particles::TrilinearSampler<MarkedNodes> sampler(nodes, extent);
+        float position[3] = {p[0], p[1], p[2]}, velocity[3];
+        particles::advanceTracer(sampler, particles::Integrator::Rk2, 1.0f, position, velocity);
+      }
+    }
+    EXPECT_EQ(unmarkedWithinReach, 0);
+    EXPECT_GT(unmarkedBeyond, 0) << "the test sees a node left unmarked";
+  }
 }
