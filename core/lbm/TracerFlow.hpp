@@ -98,40 +98,56 @@ OCTO_HD inline particles::TrilinearSampler<TappedFlow> samplerOf(const TappedFlo
 struct TapMarker {
   std::uint32_t* marked = nullptr;  // null: no marks
   Extent extent;
+  // The mask the step before the move read (the tapped path): every word of it that this move's
+  // tracers marked at their start is zeroed, which clears it, so no pass over the mask follows.
+  std::uint32_t* consumed = nullptr;
 
   OCTO_HD void mark(const float (&position)[3]) const {
-    Index first[3], last[3];
+    forEachWord(position, [this](std::uint32_t word, std::uint32_t bits) { setMaskBits(marked + word, bits); });
+  }
+  OCTO_HD void clearConsumed(const float (&position)[3]) const {
+    forEachWord(position, [this](std::uint32_t word, std::uint32_t) { clearMaskWord(consumed + word); });
+  }
+
+  // The mask words of the nodes around `position` (a tracer alive: inside the grid) and the bits
+  // of those nodes in each. Node indices are 32-bit (lbm/StreamCollide.hpp, NodeIndex).
+  template <class F>
+  OCTO_HD void forEachWord(const float (&position)[3], F f) const {
+    std::uint32_t first[3], last[3];
     for (int a = 0; a < 3; ++a) {
-      const Index size = extent.size(a);
+      const auto lastNode = static_cast<std::int32_t>(extent.size(a) - 1);
       const float p = position[a];
-      const Index cell = static_cast<Index>(p);  // p >= 0: the tracer is alive
-      const Index low = p - static_cast<float>(cell) >= 0.5f ? cell : cell - 1;
-      first[a] = low < 0 ? 0 : low;
-      last[a] = low + 2 > size - 1 ? size - 1 : low + 2;
+      const auto cell = static_cast<std::int32_t>(p);
+      const std::int32_t low = p - static_cast<float>(cell) >= 0.5f ? cell : cell - 1;
+      first[a] = static_cast<std::uint32_t>(low < 0 ? 0 : low);
+      last[a] = static_cast<std::uint32_t>(low + 2 > lastNode ? lastNode : low + 2);
     }
-    for (Index k = first[2]; k <= last[2]; ++k)
-      for (Index j = first[1]; j <= last[1]; ++j) {
-        const Index row = extent.linear(0, j, k);
-        Index from = row + first[0];
-        const Index to = row + last[0];
-        while (from <= to) {  // the row's nodes, a word at a time
-          const Index word = from >> 5, end = (word << 5) + 31 < to ? (word << 5) + 31 : to;
-          const std::uint32_t high = end - (word << 5) == 31 ? ~0u : (2u << (end - (word << 5))) - 1u;
-          setMaskBits(marked + word, high & ~((1u << (from - (word << 5))) - 1u));
-          from = end + 1;
+    const auto nx = static_cast<std::uint32_t>(extent.nx), ny = static_cast<std::uint32_t>(extent.ny);
+    for (std::uint32_t k = first[2]; k <= last[2]; ++k)
+      for (std::uint32_t j = first[1]; j <= last[1]; ++j) {
+        const std::uint32_t row = nx * (j + ny * k);
+        for (std::uint32_t from = row + first[0], to = row + last[0]; from <= to;) {  // a word at a time
+          const std::uint32_t base = from & ~31u, end = base + 31u < to ? base + 31u : to;
+          const std::uint32_t high = end - base == 31u ? ~0u : (2u << (end - base)) - 1u;
+          f(from >> 5, high & ~((1u << (from - base)) - 1u));
+          from = end + 1u;
         }
       }
   }
 };
 
 // A move (particles::AdvectTracers) that also marks, for each tracer still alive, the nodes its
-// next move reads.
+// next move reads (and, tapped, clears the consumed mask around where it started).
 template <class Field>
 struct AdvectAndMark {
   particles::AdvectTracers<Field> advect;
   TapMarker marker;
 
   OCTO_HD void operator()(Index n) const {
+    if (marker.consumed && advect.move.alive[n]) {
+      const float* p = advect.move.positions + 3 * n;
+      marker.clearConsumed({p[0], p[1], p[2]});
+    }
     advect(n);
     if (!marker.marked || !advect.move.alive[n]) return;
     const float* p = advect.move.positions + 3 * n;

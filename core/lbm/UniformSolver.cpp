@@ -309,7 +309,8 @@ void UniformSolver::advance(Index steps) {
     VelocityTap tap;
     if (tap_.waiting) {
       tap_.stamp = tap_.stamp % 16777215u + 1u;  // 1 ... 2^24 - 1: exact as a float
-      tap = VelocityTap{tap_.masks[tap_.marked].data(), tap_.velocity.data(), static_cast<float>(tap_.stamp)};
+      tap = VelocityTap{tap_.masks[tap_.marked].data(), tap_.velocity.data(), static_cast<float>(tap_.stamp),
+                        tap_.evictLast};
     }
     void* populations = populations_.data();
     LesVelocityValue *velocityIn = lesVelocity(step_), *velocityOut = lesVelocity(step_ + 1);
@@ -325,11 +326,13 @@ void UniformSolver::advance(Index steps) {
       haloExchange_(odd);
       engine_->computeAfterHalo();
     }
-    if (tap.marked) {
+    if (tap.marked) {  // the waiting move, which clears the mask this step read as it goes
       tap_.waiting = false;
-      const TapMarker marker = nextMarks(tap_.waitingMove);
+      TapMarker marker = nextMarks(tap_.waitingMove);
+      marker.consumed = tap_.masks[tap_.marked].data();
       engine_->moveTappedTracers(tap_.velocity.data(), tap.stamp, tap_.waitingMove, marker);
-      marked(tap_.waitingMove, marker);
+      tap_.armedFor = tap_.waitingMove;
+      tap_.marked = 1 - tap_.marked;
       ++tappedMoves_;
     }
     if (timeline_.recording()) timeline_.end(engine_->stopTimeline());
@@ -424,17 +427,36 @@ TapMarker UniformSolver::nextMarks(const particles::TracerMove& move) {
     tap_.velocity = exec::Buffer<TappedVelocity>(space, static_cast<std::size_t>(nodeCount()));
     tap_.velocity.setZero();  // stamp 0: recorded by no step
   }
+  // The L2 kept for the recorded velocities: 27 nodes a tracer (each with the other node of its
+  // sector), fewer where tracers share nodes; the populations stream through the rest (a step
+  // reads each population once, so they lose nothing by it).
+  if (backend_ == exec::Backend::Cuda && tap_.evictLast && move.count > tap_.reservedFor) {
+    exec::reserveL2ForEvictLast(static_cast<std::size_t>(move.count) * 27 * 2 * sizeof(TappedVelocity));
+    tap_.reservedFor = move.count;
+  }
   return TapMarker{tap_.masks[1 - tap_.marked].data(), config_.extent};
 }
 
-// After a move that marked with `marker` (or did not): the old marks are cleared, and the marks
-// describe these tracers.
+// After a move from the populations that marked with `marker` (or did not): the old marks are
+// cleared (a pass over the mask: they may be any tracers'), and the marks describe these tracers.
 void UniformSolver::marked(const particles::TracerMove& move, const TapMarker& marker) {
   tap_.armed = marker.marked != nullptr;
   tap_.armedFor = move;
   if (!tap_.armed) return;
   engine_->clearMask(tap_.masks[tap_.marked].data(), tapMaskWords(nodeCount()));
   tap_.marked = 1 - tap_.marked;
+}
+
+std::array<Index, 2> UniformSolver::tapMarks() const {
+  std::array<Index, 2> counts = {0, 0};
+  if (tap_.velocity.size() == 0) return counts;
+  engine_->synchronize();
+  for (int which = 0; which < 2; ++which) {
+    std::vector<std::uint32_t> words(tap_.masks[which].size());
+    tap_.masks[which].copyTo(words.data(), words.size());
+    for (const std::uint32_t word : words) counts[which == tap_.marked ? 0 : 1] += __builtin_popcount(word);
+  }
+  return counts;
 }
 
 const HostFields& UniformSolver::fetchFields(bool wantDensity, bool wantVelocity) {

@@ -155,6 +155,11 @@ public:
   void moveTracers(const particles::TracerMove& move);
   void settleTracers();
   Index tappedMoves() const { return tappedMoves_; }  // moves made from a step's recorded velocities
+  // Whether a GPU keeps the recorded velocities in its L2 cache until the move reads them (the
+  // default; false for comparisons, `octoflow bench insitu --tap-cache normal`).
+  void keepTappedVelocitiesInL2(bool keep) { tap_.evictLast = keep; }
+  // Nodes marked for the tracers' next move, and marks left in the mask that must be clear (for tests).
+  std::array<Index, 2> tapMarks() const;
   // The population array as FP32 deviations f_q - w_q, copied to the host: structure-of-arrays
   // in the in-place (AA) layout of the current step's parity (StreamCollide.hpp).
   std::vector<float> populationsOnHost() const;
@@ -269,6 +274,8 @@ private:
     bool waiting = false;
     particles::TracerMove waitingMove;
     std::uint32_t stamp = 0;  // the last tapped step's
+    bool evictLast = true;
+    Index reservedFor = 0;  // the tracers the L2 set aside is for
   };
   TracerTap tap_;
   Index tappedMoves_ = 0;

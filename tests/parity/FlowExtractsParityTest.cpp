@@ -222,7 +222,12 @@ void expectTappedMovesAsFromThePopulations(exec::Backend backend) {
       reference->advance(d.tracers.every);
       ++moves;
     }
+    // The marks: 27 nodes at most a live tracer, and the other mask clear (each move clears it).
+    const std::array<Index, 2> marks = tappedSolver.tapMarks();
     const particles::TracerView a = tappedTracers.tracers(), b = referenceTracers.tracers();
+    EXPECT_LE(marks[0], 27 * a.count);
+    EXPECT_EQ(marks[1], 0);
+    if (tappedSolver.tappedMoves() > 0) EXPECT_GT(marks[0], 0);
     ASSERT_GT(a.count, 40);
     ASSERT_EQ(a.count, b.count);
     double worst = 0.0;
