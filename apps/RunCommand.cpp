@@ -123,7 +123,8 @@ std::array<int, 2> ranksInAllAndOnHost() {
 // A grid beyond the solver's index limits, or larger than the memory of the machine, is refused
 // (naming domain.size, the bytes needed and available) before anything is allocated.
 void checkGridFits(const io::CaseDescription& d, exec::Backend backend) {
-  const sim::MemoryNeeds needs = d.solverCase->memoryNeeds(backend);
+  sim::MemoryNeeds needs = d.solverCase->memoryNeeds(backend);
+  if (d.tracers.enabled()) needs.workingBytesPerNode += needs.tracerBytesPerNode;
   const auto [ranks, ranksOnHost] = ranksInAllAndOnHost();
   const double nodes = static_cast<double>(d.extent.cellCount());
   // A piece's ghost layers: at most two more layers of its largest face an axis.

@@ -89,7 +89,6 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
   r.tracers = options.tracers > 0 ? options.tracers : (cuda ? 100000 : 1000);
   r.fields = options.fields;
   r.velocityField = options.velocityField;
-  r.keepTapInL2 = options.keepTapInL2;
   if (r.size < 8) throw InputError("--size", "", "expected at least 8 nodes per axis");
   if (r.every <= 0) throw InputError("--every", "", "expected a positive integer");
   if (r.tracersEvery <= 0 || r.tracersEvery > 1000) throw InputError("--tracers-every", "", "expected 1 to 1000");
@@ -98,7 +97,6 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
   const std::vector<float> velocity = vortexVelocity(r.size);
   const lbm::LbmCase& lbmCase = lbm::lbmCaseOf(description);
   lbm::UniformSolver solver(lbmCase.config, options.backend);
-  solver.keepTappedVelocitiesInL2(options.keepTapInL2);
   const auto simulation = lbm::wrapUniformSolver(description, lbmCase, solver);
 
   // Bare: the solver alone, after a warm-up.
@@ -213,9 +211,7 @@ std::string formatText(const InSituBenchmarkResult& r) {
       "at the end); at each of %lld hand-offs: surface %.3f ms (%lld triangles; "
       "extraction %.3f ms, of it copying to the host %.3f ms), tracers %.3f ms",
       r.size, r.steps, r.device.c_str(), r.backend.c_str(), r.tracers, r.tracersEvery,
-      r.velocityField ? "a velocity field computed for each move"
-                      : (r.keepTapInL2 ? "the velocity sampled from the populations (recorded velocities kept in L2)"
-                                       : "the velocity sampled from the populations (recorded velocities cached normally)"),
+      r.velocityField ? "a velocity field computed for each move" : "the velocity sampled from the populations",
       r.every, r.fields ? " and the velocity field" : "", 1e3 * r.bareSecondsPerStep, 1e3 * r.movesOnlySecondsPerStep,
       100.0 * moveShare(r), 1e3 * r.inSituSecondsPerStep, 100.0 * (r.inSituSecondsPerStep / r.bareSecondsPerStep - 1.0),
       r.tracersEvery, 1e3 * r.stridedSecondsPerStep, 100.0 * (r.stridedSecondsPerStep / r.bareSecondsPerStep - 1.0),
@@ -236,13 +232,12 @@ std::string formatJson(const InSituBenchmarkResult& r) {
                 "\"bare_ms\": %.4f, \"strided_ms\": %.4f, \"moves_only_ms\": %.4f, \"insitu_ms\": %.4f, \"move_ms\": %.4f, \"back_to_back_move_ms\": %.4f, \"move_share\": %.4f, \"surface_ms\": %.4f, "
                 "\"tracer_view_ms\": %.4f, "
                 "\"field_ms\": %.4f, \"extract_ms\": %.4f, \"triangle_copy_ms\": %.4f, \"triangles\": %lld, "
-                "\"tracers_alive\": %lld, \"moves\": %lld, \"tapped_moves\": %lld, \"tap_cache\": \"%s\"}\n",
+                "\"tracers_alive\": %lld, \"moves\": %lld, \"tapped_moves\": %lld}\n",
                 r.backend.c_str(), r.device.c_str(), r.size, r.steps, r.every, r.tracersEvery, r.tracers,
                 r.fields ? "true" : "false", r.velocityField ? "field" : "populations", 1e3 * r.bareSecondsPerStep,
                 1e3 * r.stridedSecondsPerStep, 1e3 * r.movesOnlySecondsPerStep, 1e3 * r.inSituSecondsPerStep, 1e3 * r.moveSeconds, 1e3 * r.backToBackMoveSeconds, moveShare(r), 1e3 * r.surfaceSeconds,
                 1e3 * r.tracerViewSeconds, 1e3 * r.fieldSeconds,
-                1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive, r.moves, r.tappedMoves,
-                r.keepTapInL2 ? "keep" : "normal");
+                1e3 * r.extractSeconds, 1e3 * r.triangleCopySeconds, r.triangles, r.tracersAlive, r.moves, r.tappedMoves);
   return text;
 }
 
@@ -256,7 +251,6 @@ std::function<int()> defineInSituBenchmark(CLI::App& command) {
     InSituBenchmarkOptions options;
     bool json = false;
     std::string tracerVelocity = "populations";
-    std::string tapCache = "keep";
   };
   auto flags = std::make_shared<Flags>();
   InSituBenchmarkOptions& o = flags->options;
@@ -268,9 +262,6 @@ std::function<int()> defineInSituBenchmark(CLI::App& command) {
   command.add_flag("--fields", o.fields, "Also copy the velocity field to the host at each hand-off");
   command.add_option("--tracer-velocity", flags->tracerVelocity,
                      "populations (default: sampled at the tracers) | field (a velocity field each move)");
-  command.add_option("--tap-cache", flags->tapCache,
-                     "keep (default: the velocities a step records for the tracers stay in the GPU's L2 until the move) "
-                     "| normal");
   command.add_option("--backend", flags->backend, "auto | cuda | cpu");
   command.add_flag("--json", flags->json, "One JSON object instead of text");
   return [flags] {
@@ -279,9 +270,6 @@ std::function<int()> defineInSituBenchmark(CLI::App& command) {
     if (flags->tracerVelocity != "populations" && flags->tracerVelocity != "field")
       throw InputError("--tracer-velocity", flags->tracerVelocity, "expected populations or field");
     options.velocityField = flags->tracerVelocity == "field";
-    if (flags->tapCache != "keep" && flags->tapCache != "normal")
-      throw InputError("--tap-cache", flags->tapCache, "expected keep or normal");
-    options.keepTapInL2 = flags->tapCache == "keep";
     for (const auto& [name, value] : {std::pair{"--size", options.size}, std::pair{"--steps", options.steps},
                                       std::pair{"--tracers", options.tracers}})
       if (value < 0) throw InputError(name, "", "expected a positive integer");

@@ -21,13 +21,12 @@ struct InSituBenchmarkOptions {
   // Tracers moved in a velocity field computed for each move (what runs did before the solver
   // sampled its populations at the tracers: sim::Simulation::moveTracers).
   bool velocityField = false;
-  bool keepTapInL2 = true;  // lbm::UniformSolver::keepTappedVelocitiesInL2
 };
 
 struct InSituBenchmarkResult {
   std::string backend, device;
   long long size = 0, steps = 0, every = 0, tracersEvery = 0, tracers = 0, handOffs = 0;
-  bool fields = false, velocityField = false, keepTapInL2 = true;
+  bool fields = false, velocityField = false;
   double bareSecondsPerStep = 0.0;
   double inSituSecondsPerStep = 0.0;
   // The steps with the tracer moves and nothing else (a move may be queued without waiting, so it

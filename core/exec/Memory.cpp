@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -113,27 +112,6 @@ void synchronizeStream(void* stream) {
   if (haveDevice) OCTO_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 #endif
   (void)stream;
-}
-
-std::size_t reserveL2ForEvictLast(std::size_t bytes) {
-#if OCTOFLOW_HAVE_CUDA
-  int device = 0;
-  int most = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&most, cudaDevAttrMaxPersistingL2CacheSize, device) != cudaSuccess || most <= 0) {
-    cudaGetLastError();
-    return 0;
-  }
-  const std::size_t reserved = std::min(bytes, static_cast<std::size_t>(most));
-  if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, reserved) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return reserved;
-#else
-  (void)bytes;
-  return 0;
-#endif
 }
 
 void fillZero(MemorySpace space, void* pointer, std::size_t bytes) {

@@ -23,10 +23,6 @@ void copyBytes(void* destination, const void* source, std::size_t bytes);
 void copyBytesOn(void* stream, void* destination, const void* source, std::size_t bytes);
 void synchronizeStream(void* stream);
 void fillZero(MemorySpace space, void* pointer, std::size_t bytes);
-// Sets aside up to `bytes` of the current GPU's L2 cache for data stored with the evict-last
-// priority (lbm/VelocityTap.hpp), as much as the GPU allows; returns the bytes set aside (0
-// without a GPU). The setting is the process's for that GPU.
-std::size_t reserveL2ForEvictLast(std::size_t bytes);
 // Host memory the system can give without swapping (MemAvailable), in bytes; 0 when unknown.
 double availableHostBytes();
 

@@ -10,6 +10,7 @@
 #include "io/CaseFile.hpp"
 #include "io/CaseReader.hpp"
 #include "lbm/LbmSimulation.hpp"
+#include "lbm/VelocityTap.hpp"
 
 namespace octoflow::lbm {
 
@@ -316,6 +317,7 @@ sim::MemoryNeeds LbmCase::memoryNeeds(exec::Backend backend) const {
                               (backend == exec::Backend::Cuda ? 16.0 : 0.0);
   needs.hostBytesPerNode = 16.0 + (config.solid.empty() ? 0.0 : 1.0);
   needs.gatherBytesPerNode = 16.0;
+  needs.tracerBytesPerNode = sizeof(TappedVelocity) + 2.0 / 8.0;  // the recorded velocities, two bit masks
   needs.maxNodesPerGrid = Index{0xFFFFFFFF};  // 32-bit node indices in a grid (StreamCollide.hpp)
   return needs;
 }

@@ -309,8 +309,7 @@ void UniformSolver::advance(Index steps) {
     VelocityTap tap;
     if (tap_.waiting) {
       tap_.stamp = tap_.stamp % 16777215u + 1u;  // 1 ... 2^24 - 1: exact as a float
-      tap = VelocityTap{tap_.masks[tap_.marked].data(), tap_.velocity.data(), static_cast<float>(tap_.stamp),
-                        tap_.evictLast};
+      tap = VelocityTap{tap_.masks[tap_.marked].data(), tap_.velocity.data(), static_cast<float>(tap_.stamp)};
     }
     void* populations = populations_.data();
     LesVelocityValue *velocityIn = lesVelocity(step_), *velocityOut = lesVelocity(step_ + 1);
@@ -406,7 +405,12 @@ void UniformSolver::settleTracers() {
   moveFromPopulations(tap_.waitingMove);
 }
 
-bool UniformSolver::tapCanServe(const particles::TracerMove& move) const { return !blocked_ && tapServes(move); }
+// Where the tracers' marks would cover more than half the grid, a tapped step writes nearly every
+// node's velocity: moving them from the populations then costs less (measured on an H200 at 256^3:
+// 10^5 tracers 0.044 ms a move tapped against 0.131 ms; 10^6 0.247 ms against 0.236 ms).
+bool UniformSolver::tapCanServe(const particles::TracerMove& move) const {
+  return !blocked_ && tapServes(move) && 27 * move.count <= nodeCount() / 2;
+}
 
 void UniformSolver::moveFromPopulations(const particles::TracerMove& move) {
   const TapMarker marker = nextMarks(move);
@@ -426,13 +430,6 @@ TapMarker UniformSolver::nextMarks(const particles::TracerMove& move) {
     }
     tap_.velocity = exec::Buffer<TappedVelocity>(space, static_cast<std::size_t>(nodeCount()));
     tap_.velocity.setZero();  // stamp 0: recorded by no step
-  }
-  // The L2 kept for the recorded velocities: 27 nodes a tracer (each with the other node of its
-  // sector), fewer where tracers share nodes; the populations stream through the rest (a step
-  // reads each population once, so they lose nothing by it).
-  if (backend_ == exec::Backend::Cuda && tap_.evictLast && move.count > tap_.reservedFor) {
-    exec::reserveL2ForEvictLast(static_cast<std::size_t>(move.count) * 27 * 2 * sizeof(TappedVelocity));
-    tap_.reservedFor = move.count;
   }
   return TapMarker{tap_.masks[1 - tap_.marked].data(), config_.extent};
 }

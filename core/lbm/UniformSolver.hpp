@@ -147,7 +147,8 @@ public:
   // Moves tracers (arrays in working memory) in the current state's velocity, interpolated from
   // the populations at the corners of each tracer's cell: no velocity field is computed. On a GPU
   // the move is queued before the next step without waiting for it. A move the tap serves
-  // (lbm/TracerFlow.hpp, tapServes: RK2 over one step) of tracers whose nodes the last move marked
+  // (lbm/TracerFlow.hpp, tapServes: RK2 over one step; 27 nodes a tracer at most half the grid's)
+  // of tracers whose nodes the last move marked
   // waits instead for the next step, which records the velocity of the state it reads at the marked
   // nodes (lbm/VelocityTap.hpp), and is made right after that step from those values: the same
   // velocities, without a second read of the populations. settleTracers() makes a waiting move
@@ -155,9 +156,6 @@ public:
   void moveTracers(const particles::TracerMove& move);
   void settleTracers();
   Index tappedMoves() const { return tappedMoves_; }  // moves made from a step's recorded velocities
-  // Whether a GPU keeps the recorded velocities in its L2 cache until the move reads them (the
-  // default; false for comparisons, `octoflow bench insitu --tap-cache normal`).
-  void keepTappedVelocitiesInL2(bool keep) { tap_.evictLast = keep; }
   // Nodes marked for the tracers' next move, and marks left in the mask that must be clear (for tests).
   std::array<Index, 2> tapMarks() const;
   // The population array as FP32 deviations f_q - w_q, copied to the host: structure-of-arrays
@@ -274,8 +272,6 @@ private:
     bool waiting = false;
     particles::TracerMove waitingMove;
     std::uint32_t stamp = 0;  // the last tapped step's
-    bool evictLast = true;
-    Index reservedFor = 0;  // the tracers the L2 set aside is for
   };
   TracerTap tap_;
   Index tappedMoves_ = 0;

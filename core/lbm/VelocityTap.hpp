@@ -25,9 +25,6 @@ struct VelocityTap {
   const std::uint32_t* marked = nullptr;
   TappedVelocity* velocity = nullptr;  // a value a node
   float stamp = 0.0f;
-  // On a GPU: stored with the L2's evict-last priority, so that the values stay in the cache the
-  // populations stream through until the move reads them (exec::reserveL2ForEvictLast).
-  bool evictLast = false;
 
   // Node indices of one grid are 32-bit (lbm/StreamCollide.hpp, NodeIndex). A node is recorded
   // where it or the other node of its 32-byte sector (node ^ 1) is marked: the step then writes
@@ -36,16 +33,6 @@ struct VelocityTap {
     return marked && ((marked[node >> 5] >> (node & 30u)) & 3u);
   }
   OCTO_HD OCTO_INLINE void record(std::uint32_t node, const Vector3& u) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if (evictLast) {
-      std::uint64_t policy;
-      asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-      asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(velocity + node), "f"(u.x),
-                   "f"(u.y), "f"(u.z), "f"(stamp), "l"(policy)
-                   : "memory");
-      return;
-    }
-#endif
     velocity[node] = TappedVelocity{u.x, u.y, u.z, stamp};
   }
 };

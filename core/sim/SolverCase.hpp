@@ -29,6 +29,7 @@ struct MemoryNeeds {
   double workingBytesPerNode = 0.0;  // where the solver lives (device memory on CUDA)
   double hostBytesPerNode = 0.0;     // host copies of the fields (pinned with CUDA)
   double gatherBytesPerNode = 0.0;   // rank 0 of several: the whole grid's fields gathered for output
+  double tracerBytesPerNode = 0.0;   // more working memory where tracers run (the LBM's velocity tap)
   Index maxNodesPerGrid = Index{1} << 40;
 };
 

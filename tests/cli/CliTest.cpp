@@ -384,11 +384,12 @@ TEST_F(Cli, BenchReportsWhetherTheForcedKernelFormWasTimed) {
 // velocity field; the same tracers are alive at the end either way (the same paths: the LBM's
 // sampler reads the values its velocity field holds).
 TEST_F(Cli, BenchInSituMovesTracersFromThePopulationsOrInAField) {
-  const auto alive = [](const std::string& output) {
-    const auto at = output.find("\"tracers_alive\": ");
-    return at == std::string::npos ? -1L : std::stol(output.substr(at + 17));
+  const auto number = [](const std::string& output, const std::string& key) {
+    const auto at = output.find("\"" + key + "\": ");
+    return at == std::string::npos ? -1L : std::stol(output.substr(at + key.size() + 4));
   };
-  const std::string bench = "bench insitu --backend cpu --size 16 --steps 12 --tracers 200 --json";
+  const auto alive = [&](const std::string& output) { return number(output, "tracers_alive"); };
+  const std::string bench = "bench insitu --backend cpu --size 32 --steps 12 --tracers 200 --json";
   const CommandResult sampled = runCli(bench, directory_);
   ASSERT_EQ(sampled.exitCode, 0) << sampled.output;
   EXPECT_NE(sampled.output.find("\"tracer_velocity\": \"populations\""), std::string::npos) << sampled.output;
@@ -397,6 +398,10 @@ TEST_F(Cli, BenchInSituMovesTracersFromThePopulationsOrInAField) {
   EXPECT_NE(fielded.output.find("\"tracer_velocity\": \"field\""), std::string::npos) << fielded.output;
   EXPECT_GT(alive(sampled.output), 100);
   EXPECT_EQ(alive(sampled.output), alive(fielded.output));
+  // Moves of one step ride on the steps (the velocity tap), after the warm-up's move marked them.
+  EXPECT_EQ(number(sampled.output, "moves"), 12) << sampled.output;
+  EXPECT_EQ(number(sampled.output, "tapped_moves"), 12) << sampled.output;
+  EXPECT_EQ(number(fielded.output, "tapped_moves"), 0) << fielded.output;
   expectInputError("bench insitu --backend cpu --tracer-velocity nearest", "--tracer-velocity");
 }
 
