@@ -90,6 +90,7 @@ std::string writeCheckpoint(const io::CaseDescription& description, sim::Simulat
                             const insitu::FlowExtracts& extracts, const std::string& directory,
                             const std::string& name, Index keep) {
   const int rank = simulation.rank(), ranks = simulation.ranks();
+  simulation.settleTracers();  // a move the solver keeps for its next step is made before the tracers are saved
   sim::SolverState state = simulation.saveState();
   if (rank == 0) createDirectory(directory);
 #if OCTOFLOW_HAVE_MPI

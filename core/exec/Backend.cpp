@@ -19,6 +19,29 @@ BackendChoice parseBackendChoice(const std::string& text, const std::string& sou
 
 bool cudaCompiled() { return OCTOFLOW_HAVE_CUDA != 0; }
 
+int currentDeviceMultiprocessors() {
+#if OCTOFLOW_HAVE_CUDA
+  thread_local int cachedDevice = -1, cachedCount = 0;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  if (device != cachedDevice) {
+    int count = 0;
+    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    cachedDevice = device;
+    cachedCount = count;
+  }
+  return cachedCount;
+#else
+  return 0;
+#endif
+}
+
 void useCudaDevice(int index) {
 #if OCTOFLOW_HAVE_CUDA
   int count = 0;
@@ -71,6 +94,7 @@ std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone, bool withFreeMemor
   if (withFreeMemory && count > 0) cudaSetDevice(current);
   if (devices.empty() && whyNone) *whyNone = "no CUDA device found";
 #else
+  (void)withFreeMemory;
   if (whyNone) *whyNone = "this build has no CUDA backend (configure with OCTOFLOW_ENABLE_CUDA=ON)";
 #endif
   return devices;

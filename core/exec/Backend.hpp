@@ -31,6 +31,9 @@ struct CudaDeviceInfo {
 
 // True when this build has the CUDA backend compiled in.
 bool cudaCompiled();
+// The current CUDA device's multiprocessors, asked once a device and thread (launch shapes that
+// spread work over all of them); 0 without a usable device.
+int currentDeviceMultiprocessors();
 // The usable CUDA devices; empty with `whyNone` filled when there are none. Any CUDA error counts
 // as "no device" (without a GPU the runtime reports an insufficient driver, not zero devices).
 // `withFreeMemory` also reads each device's free memory, which creates a context on every device

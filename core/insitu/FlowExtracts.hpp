@@ -46,9 +46,10 @@ public:
   insitu::Surface surface();
   // Rank 0: the times of the last surface's extraction (the field it was made from not included).
   IsosurfaceTimes lastSurfaceTimes() const { return extractor_ ? extractor_->lastTimes() : IsosurfaceTimes{}; }
-  // Checkpoints (rank 0; nothing elsewhere): the tracers as records, and the same read back.
+  // Checkpoints (rank 0; nothing elsewhere): the tracers as records (the caller settles the
+  // simulation's moves first: sim::Simulation::settleTracers; the watchdog saves the tracers beside
+  // a simulation made anew, not the one these were made with), and the same read back.
   std::vector<sim::StateRecord> saveState() const {
-    simulation_.settleTracers();
     return tracers_ ? tracers_->saveState() : std::vector<sim::StateRecord>{};
   }
   void restoreState(const sim::StateSource& source) {

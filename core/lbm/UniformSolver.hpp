@@ -134,6 +134,8 @@ public:
   // xyz per node); a null array means rho = 1 or u = 0. Resets the step counter.
   void initialize(const float* density = nullptr, const float* velocity = nullptr);
   void advance(Index steps);
+  // Waits until the work queued so far (tracer moves included) is done.
+  void synchronize() { engine_->synchronize(); }
   // Computes the requested fields of the current state into host memory and returns them.
   const HostFields& fetchFields(bool wantDensity, bool wantVelocity);
   // The same fields left in working memory (device memory on CUDA; on the CPU the host arrays

@@ -19,11 +19,8 @@ CopyBandwidth measureCopyBandwidthCuda(std::size_t bytes, int repetitions) {
   const Index count = static_cast<Index>(bytes / sizeof(float4));
   Buffer<float4> source(MemorySpace::Device, count), destination(MemorySpace::Device, count);
   source.setZero();
-  int device = 0, multiprocessors = 0;
-  OCTO_CUDA_CHECK(cudaGetDevice(&device));
-  OCTO_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   const int threads = 256;
-  const int blocks = multiprocessors * 8;
+  const int blocks = std::max(1, currentDeviceMultiprocessors()) * 8;
   cudaEvent_t start, stop;
   OCTO_CUDA_CHECK(cudaEventCreate(&start));
   OCTO_CUDA_CHECK(cudaEventCreate(&stop));

@@ -52,12 +52,7 @@ struct CudaExecutor {
   template <class F>
   void parallelForSpread(Index count, const F& function) const {
     if (count <= 0) return;
-    static const Index multiprocessors = [] {
-      int device = 0, count = 0;
-      OCTO_CUDA_CHECK(cudaGetDevice(&device));
-      OCTO_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-      return static_cast<Index>(count);
-    }();
+    const Index multiprocessors = std::max(1, currentDeviceMultiprocessors());
     const Index perBlock = std::clamp<Index>((count / (2 * multiprocessors) + 31) / 32 * 32, 32, threadsPerBlock);
     const Index blocks = (count + perBlock - 1) / perBlock;
     detail::parallelForKernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(perBlock), 0, stream>>>(count, function);
