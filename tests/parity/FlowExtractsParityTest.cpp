@@ -75,8 +75,9 @@ TEST(FlowExtractsParity, CudaRunMatchesTheCpuRun) {
 // for bit on the CPU (one function computes both) and to rounding on the GPU (nvcc may contract the
 // two inlined copies differently). Cases: tracers released at an inlet through its boundary nodes,
 // past a sphere to an outflow face (D3Q19, moves of 1 and 3 steps: both parities at the start of
-// a move); FP16 storage; a lid-driven cavity (a moving wall's rule reads the boundary moments);
-// a temporally blocked run (walls and a body force, moves of the launch's steps).
+// a move); FP16 storage; a lid-driven cavity (a moving wall's rule reads the boundary moments; a
+// body force shifts every velocity); a temporally blocked run (walls and a body force, moves of the
+// launch's steps).
 namespace {
 
 struct TracerFlowCase {
@@ -96,6 +97,7 @@ steps = 300
 [lbm]
 lattice = "D2Q9"
 tau = 0.6
+body_force = [0.0, -1e-6]
 [domain]
 size = [64, 64]
 periodic = [false, false]
