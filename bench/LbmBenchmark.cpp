@@ -115,6 +115,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
     config.faces.setType(3, lbm::FaceType::Wall);
   }
   config.blocking = options.blocking;
+  config.fp16NodePairs = options.nodesPerThread == 2;
   if (ranks > 1 && options.blocking.enabled())
     throw InputError("--shared-steps", "", "temporal blocking runs on one process: run without mpirun, or with -np 1");
   if (const lbm::BlockingProblem problem = lbm::blockingProblem(config))
@@ -133,6 +134,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.forced = options.forced;
   result.walls = options.walls;
   result.blocking = blockingLabel(options.blocking, dimensions);
+  if (options.nodesPerThread == 1 && options.storage == lbm::StorageKind::Fp16) result.blocking += ", one node a thread";
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   result.nx = config.extent.nx;
@@ -366,7 +368,7 @@ struct LbmBenchmarkFlags {
   long long size = 0, steps = 0;
   bool json = false, weak = false, matrix = false, timeline = false, forced = false, digest = false;
   bool walls = false, sweep = false;
-  int sharedSteps = 0, registerSteps = 0;
+  int sharedSteps = 0, registerSteps = 0, nodesPerThread = 2;
   bool warpShuffle = false;
   std::string block;  // "32x8" or "8x8x4"
 };
@@ -415,6 +417,9 @@ int runLbmBenchmarkCommand(const LbmBenchmarkFlags& flags) {
   options.digest = flags.digest;
   options.forced = flags.forced;
   options.walls = flags.walls;
+  if (flags.nodesPerThread != 1 && flags.nodesPerThread != 2)
+    throw InputError("--nodes-per-thread", "", "expected 1 or 2, got " + std::to_string(flags.nodesPerThread));
+  options.nodesPerThread = flags.nodesPerThread;
   const int dimensions = lbm::latticeDimensions(options.lattice);
   options.blocking.sharedSteps = flags.sharedSteps;
   options.blocking.registerSteps = flags.registerSteps;
@@ -477,6 +482,8 @@ std::function<int()> defineLbmBenchmark(CLI::App& command) {
                    "Under mpirun: each rank keeps a box of --size (weak scaling); default: the box is cut over the ranks");
   command.add_flag("--digest", flags->digest,
                    "Print a fingerprint of the final populations (with --steps: the same on any number of ranks and GPUs)");
+  command.add_option("--nodes-per-thread", flags->nodesPerThread,
+                     "FP16 bulk steps: 2 (default) updates node pairs where they were measured to pay, 1 one node a thread");
   command.add_flag("--walls", flags->walls, "Resting walls on the y faces (with --forced: a Poiseuille channel)");
   command.add_option("--shared-steps", flags->sharedSteps,
                      "Temporal blocking: steps a launch advances in shared memory (ts; 0: the single-step kernel)");

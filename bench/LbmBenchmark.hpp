@@ -29,6 +29,7 @@ struct LbmBenchmarkOptions {
   bool forced = false;
   bool walls = false;  // resting walls on the y faces (with `forced`: the seed's Poiseuille channel)
   lbm::TemporalBlocking blocking;  // [lbm.blocking]; sharedSteps 0: the single-step kernel
+  int nodesPerThread = 2;  // 1: FP16 bulk steps one node a thread everywhere (UniformSolverConfig::fp16NodePairs)
 };
 
 struct LbmBenchmarkResult {

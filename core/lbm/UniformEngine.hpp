@@ -3,6 +3,7 @@
 // lattice from lbm/UniformEngineInstance.in.
 #include <type_traits>
 
+#include "lbm/BulkPairStep.hpp"
 #include "lbm/CollisionChoice.hpp"
 #include "lbm/Halo.hpp"
 #include "lbm/Mrt.hpp"
@@ -20,6 +21,7 @@ public:
   UniformEngineFor(const UniformSolverConfig& config, const Collision& collision, const NodeLists& lists)
       : grid_{config.extent, config.faces, config.acceleration, lists.kind, placementOf(config)},
         initialVelocity_(config.initialVelocity),
+        nodePairs_(config.fp16NodePairs),
         collision_(collision),
         lists_(lists) {}
 
@@ -114,6 +116,13 @@ private:
     const bool moreInFlight = kMrt ? L::Q == 27 : S::kind == StorageKind::Fp16;
     return blocks + (lean && moreInFlight ? 1 : 0);
   }
+  // Where FP16 bulk steps update two nodes a thread (lbm/BulkPairStep.hpp), as measured on an
+  // H200: D3Q19 even steps, and D3Q19 MRT's odd steps too (not with CSM); and their budget
+  // (the forced form needs 128 registers to run without spilling).
+  static constexpr bool pairsPay(bool odd, bool csm) {
+    return S::kind == StorageKind::Fp16 && L::Q == 19 && !csm && (!odd || kMrt);
+  }
+  static constexpr int pairBlocksPerSm(bool forced) { return forced ? 2 : 3; }
   template <bool Odd, bool Csm>
   void bulkStepOf(bool forced, const NodeBox& box, Value* values, const VelocityTap& tap,
                   const LesVelocityValue* velocityIn = nullptr, LesVelocityValue* velocityOut = nullptr) {
@@ -123,6 +132,14 @@ private:
   template <bool Odd, bool Forced, bool Csm>
   void bulkStep(const NodeBox& box, Value* values, const VelocityTap& tap, const LesVelocityValue* velocityIn,
                 LesVelocityValue* velocityOut) {
+    if constexpr (pairsPay(Odd, Csm)) {
+      if (nodePairs_ && pairsFit(grid_.extent, box)) {
+        queues_.compute.template parallelFor3<pairBlocksPerSm(Forced)>(
+            pairBoxOf(box), BulkPairStep<L, Collision, Odd, Forced>{grid_, collision_, {values, nodeCount()}, tap,
+                                                                    box.lo[0] + box.size.nx});
+        return;
+      }
+    }
     queues_.compute.template parallelFor3<bulkBlocksPerSm(Forced, Csm)>(
         box, BulkStep<L, S, Collision, Odd, Forced, Csm>{grid_, collision_, {values, nodeCount()}, velocityIn,
                                                              velocityOut, tap});
@@ -134,6 +151,7 @@ private:
   Index nodeCount() const { return grid_.extent.cellCount(); }
   GridView grid_;
   Vector3 initialVelocity_;  // where initialize() is given no velocity field
+  bool nodePairs_;  // UniformSolverConfig::fp16NodePairs
   Collision collision_;
   NodeLists lists_;
   Queues queues_;

@@ -46,6 +46,9 @@ struct UniformSolverConfig {
   unsigned ghostFaces = 0;
   // [lbm.blocking]: several steps a launch (lbm/blocking); off by default.
   TemporalBlocking blocking;
+  // FP16 bulk steps on CUDA update two nodes a thread where the grid's rows allow it
+  // (lbm/BulkPairStep.cuh); false: one node a thread (`bench lbm --nodes-per-thread 1`).
+  bool fp16NodePairs = true;
 };
 
 // Where the grid of `config` sits: its own placement, or (not a piece) the whole grid itself.

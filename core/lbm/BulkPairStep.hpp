@@ -1,0 +1,174 @@
+#pragma once
+// FP16 bulk steps two nodes a thread: nodes x and x + 1 of a row, x even.
+//
+// One thread a node loads 2-byte populations: each value takes a 32-bit register while its load is
+// in flight and each warp load brings 64 bytes. Here a thread loads a pair's population q as one
+// aligned 32-bit word where the two values lie side by side, and converts and stores them two at a
+// time; the neighbourhood is worked out once for both. The collision is the same function as
+// everywhere (Collision.hpp), called once a node, so a pair step gives the bits of two node steps
+// (tests/lbm: CPU, tests/parity: CUDA).
+//
+// An even step reads and writes a node's own slots: whole words. An odd step reads population q
+// from x - c_q and writes it to x + c_q: for c_q,x = 0 that is a whole word of another row; for
+// c_q,x = +-1 one value lies in the pair's word of that row and the other half a word off, read
+// and written alone (across a periodic face where Neighbourhood wraps). Stores of the two values
+// are whole words only where both nodes are bulk nodes; a boundary or obstacle node's value is
+// never written here (the boundary kernel writes those).
+//
+// Measured on an H200 (docs/PERFORMANCE.md): pairs pay on even steps of D3Q19 and on both steps
+// of D3Q19 MRT, where the odd step's half-word accesses cost less than the collision they run
+// beside; on odd steps of D3Q19 BGK and on D3Q27 they lose (UniformEngine.hpp, pairsPay).
+#include <cstdint>
+#include <cstring>
+
+#include "lbm/StreamCollide.hpp"
+
+namespace octoflow::lbm {
+
+// Whether the bulk nodes of `box` can be updated in pairs: words are aligned where every row
+// and the box start at an even x.
+inline bool pairsFit(const Extent& extent, const NodeBox& box) {
+  return extent.nx % 2 == 0 && box.lo[0] % 2 == 0;
+}
+
+// The box of pairs a pair step runs over: pair p of a row holds nodes 2p and 2p + 1.
+inline NodeBox pairBoxOf(const NodeBox& box) {
+  NodeBox pairs = box;
+  pairs.lo[0] = box.lo[0] / 2;
+  pairs.size.nx = (box.size.nx + 1) / 2;
+  return pairs;
+}
+
+namespace pairs {
+
+// The FP16 values of nodes n (low half) and n + 1 (high half), n even; on a GPU the load asks
+// L2 for the 256 bytes around them, as loadPopulation does.
+OCTO_HD OCTO_INLINE std::uint32_t loadWord(const std::uint16_t* address) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && OCTOFLOW_L2_PREFETCH
+  std::uint32_t word;
+  asm("ld.global.L2::256B.b32 %0, [%1];" : "=r"(word) : "l"(address));
+  return word;
+#else
+  std::uint32_t word;
+  std::memcpy(&word, address, sizeof word);
+  return word;
+#endif
+}
+OCTO_HD OCTO_INLINE void storeWord(std::uint16_t* address, std::uint32_t word) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<std::uint32_t*>(address) = word;
+#else
+  std::memcpy(address, &word, sizeof word);
+#endif
+}
+OCTO_HD OCTO_INLINE float lowValue(std::uint32_t word) {
+  return Fp16Storage::loadScaled(static_cast<std::uint16_t>(word & 0xffffu));
+}
+OCTO_HD OCTO_INLINE float highValue(std::uint32_t word) {
+  return Fp16Storage::loadScaled(static_cast<std::uint16_t>(word >> 16));
+}
+// Both values rounded as Fp16Storage::storeScaled rounds each (to nearest even); on a GPU in one
+// conversion instruction.
+OCTO_HD OCTO_INLINE std::uint32_t packWord(float low, float high) {
+#if defined(__CUDA_ARCH__)
+  const __half2 both = __floats2half2_rn(low, high);
+  return static_cast<std::uint32_t>(__half_as_ushort(__low2half(both))) |
+         static_cast<std::uint32_t>(__half_as_ushort(__high2half(both))) << 16;
+#else
+  return static_cast<std::uint32_t>(Fp16Storage::storeScaled(low)) |
+         static_cast<std::uint32_t>(Fp16Storage::storeScaled(high)) << 16;
+#endif
+}
+
+}  // namespace pairs
+
+// One step of parity Odd of the bulk nodes of a box, two a call: (p, j, k) is pair p of the row,
+// nodes A = (2p, j, k) and B = (2p + 1, j, k); `boxEnd` is the first x past the box (a box of odd
+// width ends on a pair's A).
+template <class L, class Collision, bool Odd, bool Forced>
+struct BulkPairStep {
+  GridView grid;
+  Collision collision;
+  SlotBases<L, std::uint16_t> slots;
+  VelocityTap tap;  // (see BulkStep)
+  Index boxEnd;
+
+  OCTO_HD void operator()(Index p, Index j, Index k) const {
+    const Index i = 2 * p;
+    const Neighbourhood n(grid.extent, i, j, k);  // of A; B's x - 1 is A's x, its x + 1 is `beyondB`
+    const NodeIndex a = n.node(), x = static_cast<NodeIndex>(i);
+    const NodeIndex beyondB = x + 2 == static_cast<NodeIndex>(grid.extent.nx) ? 0u : x + 2;
+
+    std::uint32_t word[L::Q];  // population q arriving at A (low half) and at B (high half)
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      if (!Odd) {
+        word[q] = pairs::loadWord(slots[q] + a);
+        continue;
+      }
+      const std::uint16_t* row = slots[L::opposite(q)] + (n.offset[1][1 - L::c(q, 1)] + n.offset[2][1 - L::c(q, 2)]);
+      const std::uint32_t here = pairs::loadWord(row + x);
+      if (L::c(q, 0) == 0)
+        word[q] = here;
+      else if (L::c(q, 0) > 0)  // from x - 1: B's is A's value here, A's the half before
+        word[q] = static_cast<std::uint32_t>(loadPopulation(row + n.offset[0][0])) | here << 16;
+      else  // from x + 1: A's is B's value here, B's the half after
+        word[q] = here >> 16 | static_cast<std::uint32_t>(loadPopulation(row + beyondB)) << 16;
+    }
+
+    // The populations are loaded before the nodes' kinds are known (see BulkStep).
+    const bool bulkA = grid.kindOf(a) == kBulkNode;
+    const bool bulkB = i + 1 < boxEnd && grid.kindOf(a + 1) == kBulkNode;
+    if (!bulkA && !bulkB) return;
+    float gA[L::Q], gB[L::Q];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      gA[q] = pairs::lowValue(word[q]);
+      gB[q] = pairs::highValue(word[q]);
+    }
+    collideNode(gA, a, bulkA);
+    collideNode(gB, a + 1, bulkB);
+
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      const std::uint32_t values = pairs::packWord(gA[q], gB[q]);
+      if (!Odd) {
+        storePair(slots[L::opposite(q)] + a, values, bulkA, bulkB);
+        continue;
+      }
+      std::uint16_t* row = slots[q] + (n.offset[1][1 + L::c(q, 1)] + n.offset[2][1 + L::c(q, 2)]);
+      if (L::c(q, 0) == 0) {
+        storePair(row + x, values, bulkA, bulkB);
+        continue;
+      }
+      const bool forward = L::c(q, 0) > 0;  // to x + 1: A's to B's x; to x - 1: B's to A's x
+      if (bulkA) row[forward ? x + 1 : n.offset[0][0]] = static_cast<std::uint16_t>(values);
+      if (bulkB) row[forward ? beyondB : x] = static_cast<std::uint16_t>(values >> 16);
+    }
+  }
+
+private:
+  // A node's collision in FP16's stored units (and its velocity, where the tap wants it). A node
+  // this step does not update collides too (its result is not stored): no branch in the warp.
+  OCTO_HD OCTO_INLINE void collideNode(float (&g)[L::Q], NodeIndex node, bool bulk) const {
+    using Scale = Fp16Storage::Scale;
+    if (bulk && tap.wants(node)) {  // as bulkMoments computes it
+      float rho;
+      Vector3 u;
+      moments<L, Scale>(g, grid.acceleration, rho, u);
+      tap.record(node, u);
+    }
+    collision.template collide<L, Forced, Scale>(g, grid.acceleration);
+  }
+  // A word at an even node index: whole where both of its nodes are updated here, else by halves.
+  OCTO_HD OCTO_INLINE static void storePair(std::uint16_t* address, std::uint32_t values, bool bulkA, bool bulkB) {
+    if (bulkA && bulkB) {
+      pairs::storeWord(address, values);
+      return;
+    }
+    if (bulkA) address[0] = static_cast<std::uint16_t>(values);
+    if (bulkB) address[1] = static_cast<std::uint16_t>(values >> 16);
+  }
+};
+
+}  // namespace octoflow::lbm
