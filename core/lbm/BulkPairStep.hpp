@@ -17,7 +17,8 @@
 //
 // Measured on an H200 (docs/PERFORMANCE.md): pairs pay on even steps of D3Q19 and on both steps
 // of D3Q19 MRT, where the odd step's half-word accesses cost less than the collision they run
-// beside; on odd steps of D3Q19 BGK and on D3Q27 they lose (UniformEngine.hpp, pairsPay).
+// beside; on odd steps of D3Q19 BGK, in the forced form and on D3Q27 they lose
+// (UniformEngine.hpp, pairsPay).
 #include <cstdint>
 #include <cstring>
 

@@ -117,12 +117,13 @@ private:
     return blocks + (lean && moreInFlight ? 1 : 0);
   }
   // Where FP16 bulk steps update two nodes a thread (lbm/BulkPairStep.hpp), as measured on an
-  // H200: D3Q19 even steps, and D3Q19 MRT's odd steps too (not with CSM); and their budget
-  // (the forced form needs 128 registers to run without spilling).
-  static constexpr bool pairsPay(bool odd, bool csm) {
-    return S::kind == StorageKind::Fp16 && L::Q == 19 && !csm && (!odd || kMrt);
+  // H200 (docs/PERFORMANCE.md): the lean D3Q19 form's even steps, and its odd steps too with MRT;
+  // three resident blocks (85 registers a thread). The forced form needs 128 registers not to
+  // spill, and lost 4 % with them.
+  static constexpr bool pairsPay(bool odd, bool forced, bool csm) {
+    return S::kind == StorageKind::Fp16 && L::Q == 19 && !forced && !csm && (!odd || kMrt);
   }
-  static constexpr int pairBlocksPerSm(bool forced) { return forced ? 2 : 3; }
+  static constexpr int kPairBlocksPerSm = 3;
   template <bool Odd, bool Csm>
   void bulkStepOf(bool forced, const NodeBox& box, Value* values, const VelocityTap& tap,
                   const LesVelocityValue* velocityIn = nullptr, LesVelocityValue* velocityOut = nullptr) {
@@ -132,9 +133,9 @@ private:
   template <bool Odd, bool Forced, bool Csm>
   void bulkStep(const NodeBox& box, Value* values, const VelocityTap& tap, const LesVelocityValue* velocityIn,
                 LesVelocityValue* velocityOut) {
-    if constexpr (pairsPay(Odd, Csm)) {
+    if constexpr (pairsPay(Odd, Forced, Csm)) {
       if (nodePairs_ && pairsFit(grid_.extent, box)) {
-        queues_.compute.template parallelFor3<pairBlocksPerSm(Forced)>(
+        queues_.compute.template parallelFor3<kPairBlocksPerSm>(
             pairBoxOf(box), BulkPairStep<L, Collision, Odd, Forced>{grid_, collision_, {values, nodeCount()}, tap,
                                                                     box.lo[0] + box.size.nx});
         return;
