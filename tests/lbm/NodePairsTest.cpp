@@ -82,9 +82,9 @@ void expectSameBits(const PairCase& c, exec::Backend backend) {
   EXPECT_GT(moved, pairs.size() / 2) << "the flow should have moved most populations off equilibrium";
 }
 
-}  // namespace
-
 void PrintTo(const PairCase& c, std::ostream* out) { *out << pairCaseName(c); }
+
+}  // namespace
 
 class NodePairs : public ::testing::TestWithParam<PairCase> {};
 
