@@ -99,6 +99,7 @@ struct BulkPairStep {
     const Neighbourhood n(grid.extent, i, j, k);  // of A; B's x - 1 is A's x, its x + 1 is `beyondB`
     const NodeIndex a = n.node(), x = static_cast<NodeIndex>(i);
     const NodeIndex beyondB = x + 2 == static_cast<NodeIndex>(grid.extent.nx) ? 0u : x + 2;
+    const bool tapped = tap.wants(a);  // A and B share a 32-byte sector of the tap (VelocityTap::wants)
 
     std::uint32_t word[L::Q];  // population q arriving at A (low half) and at B (high half)
     OCTO_UNROLL
@@ -127,8 +128,8 @@ struct BulkPairStep {
       gA[q] = pairs::lowValue(word[q]);
       gB[q] = pairs::highValue(word[q]);
     }
-    collideNode(gA, a, bulkA);
-    collideNode(gB, a + 1, bulkB);
+    collideNode(gA, a, bulkA && tapped);
+    collideNode(gB, a + 1, bulkB && tapped);
 
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
@@ -149,11 +150,12 @@ struct BulkPairStep {
   }
 
 private:
-  // A node's collision in FP16's stored units (and its velocity, where the tap wants it). A node
-  // this step does not update collides too (its result is not stored): no branch in the warp.
-  OCTO_HD OCTO_INLINE void collideNode(float (&g)[L::Q], NodeIndex node, bool bulk) const {
+  // A node's collision in FP16's stored units (and first its velocity for the tap, where
+  // `recorded`). A node this step does not update collides too (its result is not stored): no
+  // branch in the warp.
+  OCTO_HD OCTO_INLINE void collideNode(float (&g)[L::Q], NodeIndex node, bool recorded) const {
     using Scale = Fp16Storage::Scale;
-    if (bulk && tap.wants(node)) {  // as bulkMoments computes it
+    if (recorded) {  // as bulkMoments computes it
       float rho;
       Vector3 u;
       moments<L, Scale>(g, grid.acceleration, rho, u);

@@ -269,15 +269,16 @@ struct BulkStep {
 
   OCTO_HD void operator()(Index i, Index j, Index k) const {
     const Neighbourhood neighbours(grid.extent, i, j, k);
-    // The populations are loaded before the node's kind is known (every slot they come from lies
-    // in the array): waiting for the kind first would add a memory latency to every thread. A
-    // non-bulk node may so read slots a halo copy is writing at the same time (beside a ghost
-    // layer); it discards what it read.
+    // The tap's mask is read first and the populations before the node's kind is known (every
+    // slot they come from lies in the array): waiting for either first would add a memory latency
+    // to every thread. A non-bulk node may so read slots a halo copy is writing at the same time
+    // (beside a ghost layer); it discards what it read.
+    const bool tapped = tap.wants(neighbours.node());
     float g[L::Q];
     gatherBulk<L, S, Odd>(slots, neighbours, g);
     if (grid.kindOf(neighbours.node()) != kBulkNode) return;
     using Scale = typename S::Scale;
-    if (tap.wants(neighbours.node())) {  // as bulkMoments computes it
+    if (tapped) {  // as bulkMoments computes it
       float rho;
       Vector3 u;
       moments<L, Scale>(g, grid.acceleration, rho, u);
@@ -308,9 +309,10 @@ struct BoundaryStep {
 
   OCTO_HD void operator()(Index entry) const {
     const BoundaryNode b = nodes[entry];
+    const bool tapped = tap.wants(b.node);  // read with the populations (see BulkStep)
     float g[L::Q];
     gatherAtBoundary<L, S>(grid, populations, odd, b, previous, entry, g);
-    if (tap.wants(b.node)) {  // as boundaryMoments computes it
+    if (tapped) {  // as boundaryMoments computes it
       float rho;
       Vector3 u;
       moments<L>(g, grid.acceleration, rho, u);
