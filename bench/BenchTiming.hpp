@@ -42,15 +42,23 @@ struct TimedSteps {
 };
 
 // advance(n) runs n steps on every rank: 2 to warm up, then the timed ones (`requestedSteps`, or
-// about a second's worth, at most `maxSteps`). `evenCount`: round the count up to even (solvers
-// whose layout alternates). The count and the time are rank 0's, the same on every rank.
+// about a second's worth as 2 more steps take, at most `maxSteps`). `evenCount`: round the count
+// up to even (solvers whose layout alternates). The count and the time are rank 0's, the same on every rank.
 template <class Advance>
 TimedSteps timeSteps(Advance&& advance, long long requestedSteps, bool evenCount, long long maxSteps) {
   barrierOfAllRanks();
   auto start = std::chrono::steady_clock::now();
   advance(2);
   barrierOfAllRanks();
-  const double perStep = std::max(secondsSince(start) / 2.0, 1e-6);
+  double perStep = std::max(secondsSince(start) / 2.0, 1e-6);
+  if (requestedSteps <= 0) {
+    // The first steps carry one-off costs (loading kernels, setting their shared memory): with
+    // them a temporally blocked run took ~30 steps for a second's estimate. Two more steps time it.
+    start = std::chrono::steady_clock::now();
+    advance(2);
+    barrierOfAllRanks();
+    perStep = std::max(secondsSince(start) / 2.0, 1e-6);
+  }
   TimedSteps timed;
   timed.steps = requestedSteps > 0 ? requestedSteps : std::clamp<long long>(static_cast<long long>(1.0 / perStep), 4, maxSteps);
   if (evenCount) timed.steps += timed.steps % 2;
