@@ -51,6 +51,7 @@ struct GridView {
   Placement placement;
 
   OCTO_HD std::uint8_t kindOf(Index node) const { return kind ? kind[node] : std::uint8_t{kBulkNode}; }
+  OCTO_HD bool obstacleAt(Index i, Index j, Index k) const { return kindOf(extent.linear(i, j, k)) == kObstacleNode; }
 };
 
 // NodeMoments (FaceBoundaries.hpp): a node's density and velocity after a step's collision, what

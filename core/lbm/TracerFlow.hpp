@@ -24,9 +24,7 @@ struct FlowAtNodes {
   Index boundaryCount;
   const NodeMoments* previous;   // the boundary nodes' moments the next step reads
 
-  OCTO_HD bool solidAt(Index i, Index j, Index k) const {
-    return grid.kindOf(grid.extent.linear(i, j, k)) == kObstacleNode;
-  }
+  OCTO_HD bool solidAt(Index i, Index j, Index k) const { return grid.obstacleAt(i, j, k); }
 
   OCTO_HD void velocityAt(Index i, Index j, Index k, float (&velocity)[3]) const {
     const Neighbourhood neighbours(grid.extent, i, j, k);
@@ -70,9 +68,7 @@ struct TappedFlow {
   const TappedVelocity* velocity;
   float stamp;
 
-  OCTO_HD bool solidAt(Index i, Index j, Index k) const {
-    return grid.kindOf(grid.extent.linear(i, j, k)) == kObstacleNode;
-  }
+  OCTO_HD bool solidAt(Index i, Index j, Index k) const { return grid.obstacleAt(i, j, k); }
   OCTO_HD void velocityAt(Index i, Index j, Index k, float (&u)[3]) const {
     const Index node = grid.extent.linear(i, j, k);
     const std::uint8_t kind = grid.kindOf(node);
