@@ -6,7 +6,7 @@
 // aligned 32-bit word where the two values lie side by side, and converts and stores them two at a
 // time; the neighbourhood is worked out once for both. The collision is the same function as
 // everywhere (Collision.hpp), called once a node, so a pair step gives the bits of two node steps
-// (tests/lbm: CPU, tests/parity: CUDA).
+// (tests/lbm/NodePairsTest.cpp, CPU and CUDA).
 //
 // An even step reads and writes a node's own slots: whole words. An odd step reads population q
 // from x - c_q and writes it to x + c_q: for c_q,x = 0 that is a whole word of another row; for
@@ -85,8 +85,8 @@ OCTO_HD OCTO_INLINE std::uint32_t packWord(float low, float high) {
 
 // One step of parity Odd of the bulk nodes of a box, two a call: (p, j, k) is pair p of the row,
 // nodes A = (2p, j, k) and B = (2p + 1, j, k); `boxEnd` is the first x past the box (a box of odd
-// width ends on a pair's A).
-template <class L, class Collision, bool Odd, bool Forced>
+// width ends on a pair's A). The lean kernel form only: no body force, no CSM (pairsPay).
+template <class L, class Collision, bool Odd>
 struct BulkPairStep {
   GridView grid;
   Collision collision;
@@ -161,7 +161,7 @@ private:
       moments<L, Scale>(g, grid.acceleration, rho, u);
       tap.record(node, u);
     }
-    collision.template collide<L, Forced, Scale>(g, grid.acceleration);
+    collision.template collide<L, false, Scale>(g, grid.acceleration);
   }
   // A word at an even node index: whole where both of its nodes are updated here, else by halves.
   OCTO_HD OCTO_INLINE static void storePair(std::uint16_t* address, std::uint32_t values, bool bulkA, bool bulkB) {

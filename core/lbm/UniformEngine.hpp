@@ -136,7 +136,7 @@ private:
     if constexpr (pairsPay(Odd, Forced, Csm)) {
       if (nodePairs_ && pairsFit(grid_.extent, box)) {
         queues_.compute.template parallelFor3<kPairBlocksPerSm>(
-            pairBoxOf(box), BulkPairStep<L, Collision, Odd, Forced>{grid_, collision_, {values, nodeCount()}, tap,
+            pairBoxOf(box), BulkPairStep<L, Collision, Odd>{grid_, collision_, {values, nodeCount()}, tap,
                                                                     box.lo[0] + box.size.nx});
         return;
       }
