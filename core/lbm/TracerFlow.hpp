@@ -69,18 +69,16 @@ struct TappedFlow {
   float stamp;
 
   OCTO_HD bool solidAt(Index i, Index j, Index k) const { return grid.obstacleAt(i, j, k); }
+  // The kind and the recorded value are read together (a value of every node exists).
   OCTO_HD void velocityAt(Index i, Index j, Index k, float (&u)[3]) const {
     const Index node = grid.extent.linear(i, j, k);
     const std::uint8_t kind = grid.kindOf(node);
-    if (kind != kBulkNode && kind != kBoundaryNode) {  // at rest, as FlowAtNodes has them
-      u[0] = u[1] = u[2] = 0.0f;
-      return;
-    }
     const TappedVelocity v = velocity[node];
+    const bool atRest = kind != kBulkNode && kind != kBoundaryNode;  // as FlowAtNodes has them
     const bool recorded = v.stamp == stamp;
-    u[0] = recorded ? v.x : NAN;
-    u[1] = recorded ? v.y : NAN;
-    u[2] = recorded ? v.z : NAN;
+    u[0] = atRest ? 0.0f : (recorded ? v.x : NAN);
+    u[1] = atRest ? 0.0f : (recorded ? v.y : NAN);
+    u[2] = atRest ? 0.0f : (recorded ? v.z : NAN);
   }
 };
 OCTO_HD inline particles::TrilinearSampler<TappedFlow> samplerOf(const TappedFlow& flow) {
@@ -140,14 +138,10 @@ struct AdvectAndMark {
   TapMarker marker;
 
   OCTO_HD void operator()(Index n) const {
-    if (marker.consumed && advect.move.alive[n]) {
-      const float* p = advect.move.positions + 3 * n;
-      marker.clearConsumed({p[0], p[1], p[2]});
-    }
-    advect(n);
-    if (!marker.marked || !advect.move.alive[n]) return;
-    const float* p = advect.move.positions + 3 * n;
-    marker.mark({p[0], p[1], p[2]});
+    particles::TracerState tracer = advect.read(n);
+    if (!tracer.alive) return;
+    if (marker.consumed) marker.clearConsumed(tracer.position);
+    if (advect.advance(n, tracer) && marker.marked) marker.mark(tracer.position);
   }
 };
 

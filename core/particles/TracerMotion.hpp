@@ -39,11 +39,14 @@ class TrilinearSampler {
 public:
   OCTO_HD TrilinearSampler(const Nodes& nodes, const Extent& extent) : nodes_(nodes), extent_(extent) {}
 
+  // The corners' reads are issued before the test of the nearest node (a read itself), so that the
+  // two wait together: a move's time is mostly its tracers' chains of dependent reads.
   OCTO_HD bool velocity(const float (&position)[3], float (&u)[3]) {
     Index base[3];
     float weight[3];
-    if (!locate(position, base, weight)) return false;
+    if (!cellOf(position, base, weight)) return false;
     if (base[0] != cell_[0] || base[1] != cell_[1] || base[2] != cell_[2]) fill(base);
+    if (nearestIsSolid(base, weight)) return false;
     u[0] = u[1] = u[2] = 0.0f;
     for (int corner = 0; corner < 8; ++corner) {
       const int dx = corner & 1, dy = (corner >> 1) & 1, dz = corner >> 2;
@@ -58,11 +61,13 @@ public:
   OCTO_HD bool holds(const float (&position)[3]) const {
     Index base[3];
     float weight[3];
-    return locate(position, base, weight);
+    return cellOf(position, base, weight) && !nearestIsSolid(base, weight);
   }
 
 private:
-  OCTO_HD bool locate(const float (&position)[3], Index (&base)[3], float (&weight)[3]) const {
+  // The cell holding `position` (its first corner) and the weights of the far corners; false
+  // outside the grid.
+  OCTO_HD bool cellOf(const float (&position)[3], Index (&base)[3], float (&weight)[3]) const {
     for (int a = 0; a < 3; ++a) {
       const Index size = extent_.size(a);
       const float p = position[a];
@@ -72,8 +77,10 @@ private:
       base[a] = cell;
       weight[a] = size > 1 ? p - static_cast<float>(cell) : 0.0f;
     }
-    return !nodes_.solidAt(base[0] + (weight[0] >= 0.5f), base[1] + (weight[1] >= 0.5f),
-                           base[2] + (weight[2] >= 0.5f));
+    return true;
+  }
+  OCTO_HD bool nearestIsSolid(const Index (&base)[3], const float (&weight)[3]) const {
+    return nodes_.solidAt(base[0] + (weight[0] >= 0.5f), base[1] + (weight[1] >= 0.5f), base[2] + (weight[2] >= 0.5f));
   }
   // Unrolled, so that the corners stay in registers and their reads are in flight together; a
   // corner past a one-node axis takes the node before it (its weight is zero).
@@ -214,6 +221,13 @@ struct TracerMove {
   std::uint64_t revision = 0;
 };
 
+// A tracer as a move finds it.
+struct TracerState {
+  bool alive = false;
+  float position[3] = {0.0f, 0.0f, 0.0f};
+  float age = 0.0f;
+};
+
 // The per-tracer update of a move in `field` (any type samplerOf(field) takes).
 template <class Field>
 struct AdvectTracers {
@@ -221,22 +235,36 @@ struct AdvectTracers {
   TracerMove move;
 
   OCTO_HD void operator()(Index n) const {
-    if (!move.alive[n]) return;
-    float p[3] = {move.positions[3 * n], move.positions[3 * n + 1], move.positions[3 * n + 2]};
+    TracerState tracer = read(n);
+    if (tracer.alive) advance(n, tracer);
+  }
+  // Tracer n, every value read before any is used: the reads wait together (a move's time is
+  // mostly its tracers' chains of dependent reads).
+  OCTO_HD TracerState read(Index n) const {
+    TracerState tracer;
+    tracer.alive = move.alive[n] != 0;
+    for (int a = 0; a < 3; ++a) tracer.position[a] = move.positions[3 * n + a];
+    tracer.age = move.ages[n];
+    return tracer;
+  }
+  // Moves live tracer n from `tracer` and writes it back (its new position also left in `tracer`);
+  // false where it is retired.
+  OCTO_HD bool advance(Index n, TracerState& tracer) const {
     float u[3] = {0.0f, 0.0f, 0.0f};
     const float dt = move.velocityScale / static_cast<float>(move.substeps);
     const int steps = move.substeps * move.latticeSteps;
     auto sampler = samplerOf(field);
     for (int s = 0; s < steps; ++s)
-      if (!advanceTracer(sampler, move.integrator, dt, p, u)) {
+      if (!advanceTracer(sampler, move.integrator, dt, tracer.position, u)) {
         move.alive[n] = 0;
-        return;
+        return false;
       }
     for (int a = 0; a < 3; ++a) {
-      move.positions[3 * n + a] = p[a];
+      move.positions[3 * n + a] = tracer.position[a];
       move.velocities[3 * n + a] = u[a];
     }
-    move.ages[n] += static_cast<float>(move.latticeSteps);
+    move.ages[n] = tracer.age + static_cast<float>(move.latticeSteps);
+    return true;
   }
 };
 
