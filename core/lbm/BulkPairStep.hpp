@@ -42,13 +42,11 @@ inline NodeBox pairBoxOf(const NodeBox& box) {
 
 namespace pairs {
 
-// The FP16 values of nodes n (low half) and n + 1 (high half), n even; on a GPU the load asks
-// L2 for the 256 bytes around them, as loadPopulation does.
+// The FP16 values of nodes n (low half) and n + 1 (high half), n even: on a GPU one load as
+// loadPopulation makes it.
 OCTO_HD OCTO_INLINE std::uint32_t loadWord(const std::uint16_t* address) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && OCTOFLOW_L2_PREFETCH
-  std::uint32_t word;
-  asm("ld.global.L2::256B.b32 %0, [%1];" : "=r"(word) : "l"(address));
-  return word;
+#if defined(__CUDA_ARCH__)
+  return loadPopulation(reinterpret_cast<const std::uint32_t*>(address));
 #else
   std::uint32_t word;
   std::memcpy(&word, address, sizeof word);

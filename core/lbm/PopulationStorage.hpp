@@ -6,6 +6,7 @@
 // g++ code (_Float16) and nvcc code (cuda_fp16) alike, so both executions store the same bits.
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "common/Macros.hpp"
 
@@ -78,6 +79,7 @@ struct Fp16Storage {
 #ifndef OCTOFLOW_L2_PREFETCH
 #define OCTOFLOW_L2_PREFETCH 1
 #endif
+// A 32-bit unsigned Value reads two FP16 populations at once (lbm/BulkPairStep.hpp).
 template <class Value>
 OCTO_HD OCTO_INLINE Value loadPopulation(const Value* address) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800 && OCTOFLOW_L2_PREFETCH
@@ -85,11 +87,15 @@ OCTO_HD OCTO_INLINE Value loadPopulation(const Value* address) {
     unsigned short bits;
     asm("ld.global.L2::256B.u16 %0, [%1];" : "=h"(bits) : "l"(address));
     return bits;
-  } else {
-    static_assert(sizeof(Value) == 4, "populations are 2 or 4 bytes");
+  } else if constexpr (std::is_same_v<Value, float>) {
     float value;
     asm("ld.global.L2::256B.f32 %0, [%1];" : "=f"(value) : "l"(address));
     return value;
+  } else {
+    static_assert(std::is_same_v<Value, std::uint32_t>, "populations are 2 or 4 bytes");
+    std::uint32_t word;
+    asm("ld.global.L2::256B.b32 %0, [%1];" : "=r"(word) : "l"(address));
+    return word;
   }
 #else
   return *address;
