@@ -134,7 +134,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.forced = options.forced;
   result.walls = options.walls;
   result.blocking = blockingLabel(options.blocking, dimensions);
-  if (options.nodesPerThread == 1 && options.storage == lbm::StorageKind::Fp16) result.blocking += ", one node a thread";
+  result.fp16NodePairs = config.fp16NodePairs;
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   result.nx = config.extent.nx;
@@ -200,13 +200,16 @@ std::string formatText(const LbmBenchmarkResult& r) {
     std::snprintf(haloTimes, sizeof haloTimes,
                   "  halo exchange on rank 0: %.1f us a step of host time (%.1f waiting for packing and copies, %.1f in MPI)\n",
                   1e6 * r.haloSecondsPerStep, 1e6 * r.haloWaitSecondsPerStep, 1e6 * r.haloMpiSecondsPerStep);
+  // FP16 pairs are the default form: the label says so only where they were turned off.
+  const bool oneNodeAThread = r.storage == "fp16" && !r.fp16NodePairs;
   char text[1100];
   std::snprintf(text, sizeof text,
-                "octoflow bench lbm: %s %s %s les=%s%s%s, %s, on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
+                "octoflow bench lbm: %s %s %s les=%s%s%s, %s%s, on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
                 "  %.1f MLUPS, %.0f B/update -> %.1f GB/s effective\n"
                 "  copy bandwidth (same process, all ranks) %.1f GB/s -> %.1f %% of the single-step copy roofline\n%s",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? " forced" : "",
-                r.walls ? " walls" : "", r.blocking.c_str(), r.device.c_str(), r.backend.c_str(), r.ranks, scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
+                r.walls ? " walls" : "", r.blocking.c_str(), oneNodeAThread ? ", one node a thread" : "", r.device.c_str(),
+                r.backend.c_str(), r.ranks, scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.ranks * r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy, haloTimes);
   std::string result = text;
@@ -219,14 +222,14 @@ std::string formatJson(const LbmBenchmarkResult& r) {
   char text[1300];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", \"les\": \"%s\", "
-                "\"forced\": %s, \"walls\": %s, \"blocking\": \"%s\", \"backend\": \"%s\", \"device\": \"%s\", "
+                "\"forced\": %s, \"walls\": %s, \"blocking\": \"%s\", \"fp16_node_pairs\": %s, \"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
                 "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s, \"halos\": \"%s\", "
                 "\"halo_us_per_step\": %.1f, \"halo_wait_us_per_step\": %.1f, \"halo_mpi_us_per_step\": %.1f, "
                 "\"digest\": \"%s\"}\n",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? "true" : "false",
-                r.walls ? "true" : "false", r.blocking.c_str(), r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
+                r.walls ? "true" : "false", r.blocking.c_str(), r.fp16NodePairs ? "true" : "false", r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy, r.ranks,
                 r.weak ? "true" : "false", r.ranks > 1 ? r.halo.c_str() : "none", 1e6 * r.haloSecondsPerStep,

@@ -40,6 +40,7 @@ struct LbmBenchmarkResult {
   bool forced = false;
   bool walls = false;
   std::string blocking;  // "single-step" or s{ts}r{tr}tb[+ws] and the block
+  bool fp16NodePairs = true;  // UniformSolverConfig::fp16NodePairs (off: --nodes-per-thread 1)
   std::string backend;
   std::string device;
   long long nx = 0, ny = 0, nz = 0;
