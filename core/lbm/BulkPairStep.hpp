@@ -107,6 +107,8 @@ struct BulkPairStep {
         continue;
       }
       const std::uint16_t* row = slots[L::opposite(q)] + (n.offset[1][1 - L::c(q, 1)] + n.offset[2][1 - L::c(q, 2)]);
+      // For c_x != 0 one half of `here` is discarded: another pair may be writing it in this step
+      // (on the CPU too, where the word is read with memcpy; its value is never used).
       const std::uint32_t here = pairs::loadWord(row + x);
       if (L::c(q, 0) == 0)
         word[q] = here;

@@ -217,7 +217,8 @@ struct TracerMove {
   float* ages = nullptr;        // lattice time since release
   std::uint8_t* alive = nullptr;
   // The tracer set's revision: it changes whenever tracers are added, removed, reordered or
-  // replaced (a move keeps it), so a solver can tell the tracers it saw before.
+  // replaced, or moved by the set itself (in a stored field); a solver's move keeps it. A solver can
+  // so tell the tracers it saw and moved last.
   std::uint64_t revision = 0;
 };
 

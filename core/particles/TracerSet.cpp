@@ -207,6 +207,7 @@ template <class Field>
 void TracerSet::advectIn(const Field& field, int latticeSteps, float velocityScale) {
   const AdvectTracers<Field> advect{field, move(latticeSteps, velocityScale)};
   if (count_ == 0) return;
+  ++revision_;  // moved here, not by a solver: what a solver knows of their places is stale
 #if OCTOFLOW_HAVE_CUDA
   if (backend_ == exec::Backend::Cuda) return detail::advectTracersOnCuda(count_, advect);
 #endif
