@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -203,17 +204,36 @@ TEST(FlowExtractsParity, TracersSampledFromThePopulationsOnCudaMoveAsInTheVeloci
 // populations (the last: the sphere's tracers on a 40^3 grid).
 namespace {
 
+// Two solvers of one case, each with its run's tracers: one whose moves the tap may serve, one
+// whose moves the test makes at once from the populations (settleTracers after each).
+struct TappedAndReference {
+  const io::CaseDescription& d;
+  const lbm::LbmCase& lbmCase;
+  lbm::UniformSolver tappedSolver, referenceSolver;
+  std::unique_ptr<sim::Simulation> tapped, reference;
+  std::unique_ptr<insitu::FlowExtracts> tappedTracers, referenceTracers;
+
+  TappedAndReference(const io::CaseDescription& description, exec::Backend backend)
+      : d(description), lbmCase(lbm::lbmCaseOf(d)), tappedSolver(lbmCase.config, backend),
+        referenceSolver(lbmCase.config, backend) {
+    tappedSolver.initialize();
+    referenceSolver.initialize();
+    tapped = lbm::wrapUniformSolver(d, lbmCase, tappedSolver);
+    reference = lbm::wrapUniformSolver(d, lbmCase, referenceSolver);
+    tappedTracers = std::make_unique<insitu::FlowExtracts>(d, *tapped);
+    referenceTracers = std::make_unique<insitu::FlowExtracts>(d, *reference);
+  }
+};
+
 void expectTappedMovesAsFromThePopulations(exec::Backend backend) {
   for (const TracerFlowCase& c : tracerFlowCases()) {
     SCOPED_TRACE(std::string(c.name) + " on " + exec::backendName(backend));
     const io::CaseDescription d = io::parseCase(c.text, "tracers.toml");
-    const lbm::LbmCase& lbmCase = lbm::lbmCaseOf(d);
-    lbm::UniformSolver tappedSolver(lbmCase.config, backend), referenceSolver(lbmCase.config, backend);
-    tappedSolver.initialize();
-    referenceSolver.initialize();
-    const auto tapped = lbm::wrapUniformSolver(d, lbmCase, tappedSolver);
-    const auto reference = lbm::wrapUniformSolver(d, lbmCase, referenceSolver);
-    insitu::FlowExtracts tappedTracers(d, *tapped), referenceTracers(d, *reference);
+    TappedAndReference runs(d, backend);
+    const lbm::LbmCase& lbmCase = runs.lbmCase;
+    lbm::UniformSolver &tappedSolver = runs.tappedSolver, &referenceSolver = runs.referenceSolver;
+    sim::Simulation &tapped = *runs.tapped, &reference = *runs.reference;
+    insitu::FlowExtracts &tappedTracers = *runs.tappedTracers, &referenceTracers = *runs.referenceTracers;
     // A move is tapped where the tap serves it (one step, not blocked, marks on at most half the
     // grid: UniformSolver::tapCanServe) and the move before marked the same tracers (no release).
     const bool tapServesMoves = d.tracers.every == 1 && !lbmCase.config.blocking.enabled();
@@ -226,9 +246,9 @@ void expectTappedMovesAsFromThePopulations(exec::Backend backend) {
       referenceTracers.releaseTracers(step);
       tappedTracers.moveTracers(static_cast<int>(d.tracers.every));
       referenceTracers.moveTracers(static_cast<int>(d.tracers.every));
-      reference->settleTracers();
-      tapped->advance(d.tracers.every);
-      reference->advance(d.tracers.every);
+      reference.settleTracers();
+      tapped.advance(d.tracers.every);
+      reference.advance(d.tracers.every);
       ++moves;
     }
     // The marks: 27 nodes at most a live tracer, and the other mask clear (each move clears it).
@@ -265,15 +285,11 @@ void expectTappedMovesAsFromThePopulations(exec::Backend backend) {
 // them). The same sequence with every solver move made at once from the populations gives the same
 // tracers.
 void expectTracersMovedElsewhereAreNotTappedWithStaleMarks(exec::Backend backend) {
-  const TracerFlowCase c = tracerFlowCases()[0];
-  const io::CaseDescription d = io::parseCase(c.text, "tracers.toml");
-  const lbm::LbmCase& lbmCase = lbm::lbmCaseOf(d);
-  lbm::UniformSolver tappedSolver(lbmCase.config, backend), referenceSolver(lbmCase.config, backend);
-  tappedSolver.initialize();
-  referenceSolver.initialize();
-  const auto tapped = lbm::wrapUniformSolver(d, lbmCase, tappedSolver);
-  const auto reference = lbm::wrapUniformSolver(d, lbmCase, referenceSolver);
-  insitu::FlowExtracts tappedTracers(d, *tapped), referenceTracers(d, *reference);
+  const io::CaseDescription d = io::parseCase(tracerFlowCases()[0].text, "tracers.toml");
+  TappedAndReference runs(d, backend);
+  const lbm::UniformSolver& tappedSolver = runs.tappedSolver;
+  sim::Simulation &tapped = *runs.tapped, &reference = *runs.reference;
+  insitu::FlowExtracts &tappedTracers = *runs.tappedTracers, &referenceTracers = *runs.referenceTracers;
   tappedTracers.releaseTracers(0);
   referenceTracers.releaseTracers(0);
   Index tappedBeforeMove12 = 0;
@@ -284,9 +300,9 @@ void expectTracersMovedElsewhereAreNotTappedWithStaleMarks(exec::Backend backend
     if (step == 12) tappedBeforeMove12 = tappedSolver.tappedMoves();
     tappedTracers.moveTracers(1);
     referenceTracers.moveTracers(1);
-    reference->settleTracers();
-    tapped->advance(1);
-    reference->advance(1);
+    reference.settleTracers();
+    tapped.advance(1);
+    reference.advance(1);
     if (step == 12) EXPECT_EQ(tappedSolver.tappedMoves(), tappedBeforeMove12);  // made from the populations
   }
   EXPECT_EQ(tappedSolver.tappedMoves(), 7 + 11);  // moves 1-7 and 13-23: each after one from the populations
