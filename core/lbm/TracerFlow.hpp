@@ -73,7 +73,7 @@ struct TappedFlow {
   OCTO_HD void velocityAt(Index i, Index j, Index k, float (&u)[3]) const {
     const Index node = grid.extent.linear(i, j, k);
     const std::uint8_t kind = grid.kindOf(node);
-    const TappedVelocity v = velocity[node];
+    const TappedVelocity v = loadTapped(velocity + node);
     const bool atRest = kind != kBulkNode && kind != kBoundaryNode;  // as FlowAtNodes has them
     const bool recorded = v.stamp == stamp;
     u[0] = atRest ? 0.0f : (recorded ? v.x : NAN);
