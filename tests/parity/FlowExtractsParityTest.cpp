@@ -282,8 +282,8 @@ void expectTappedMovesAsFromThePopulations(exec::Backend backend) {
 // Tracers moved by the tracer set itself in between (FlowExtracts::moveInVelocityField) are not
 // where the solver's marks were made for them: the next move on the solver is made from the
 // populations, not tapped with marks around places the tracers have left (marks that need not
-// cover the nodes it reads: a tracer reading an unrecorded node is retired). The same sequence with every solver move made at once from the populations gives the same
-// tracers.
+// cover the nodes it reads: a tracer reading an unrecorded node is retired). The same sequence
+// with every solver move made at once from the populations gives the same tracers.
 void expectTracersMovedElsewhereAreNotTappedWithStaleMarks(exec::Backend backend) {
   const io::CaseDescription d = io::parseCase(tracerFlowCases()[0].text, "tracers.toml");
   TappedAndReference runs(d, backend);
