@@ -10,6 +10,8 @@
 // d'Humieres 2002), so MRT with every rate 1/tau is BGK. Guo forcing in moment space
 // (Guo & Zheng, Phys. Rev. E 77, 036707 (2008)): f* = f + F - M^-1 S M (f - f_eq + F/2).
 // Rows are mutually orthogonal, so M^-1 = M^T diag(1/|row|^2).
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "common/Macros.hpp"
@@ -20,6 +22,14 @@ namespace octoflow::lbm {
 
 template <class L>
 struct MrtBasis;
+
+// The first basis row from which every row relaxes at one shared rate (L::Q where no rows do).
+// Those rows need no moments of their own: projecting on them is the identity minus the
+// projections on the rows before (relaxRows).
+template <class L>
+struct MrtSharedRate {
+  static constexpr int firstRow = L::Q;
+};
 
 // The rate of the symmetric third-order moments that follows the shear rate s by the magic
 // relation (1/s - 1/2)(1/s_q - 1/2) = 3/16, which keeps bounce-back walls half-way (as TRT).
@@ -140,6 +150,12 @@ struct MrtBasis<D3Q27> {
     return 1.0f;
   }
 };
+// Rows 13-26 (fourth order and up) share rate 1: 14 of the 23 relaxed rows, and the ones with the
+// most non-zero entries, are never projected on.
+template <>
+struct MrtSharedRate<D3Q27> {
+  static constexpr int firstRow = 13;
+};
 
 // Squared norm of a basis row (sum over the velocities of the row's values squared).
 template <class L>
@@ -187,7 +203,11 @@ struct Mrt {
   // A row's rate over its squared norm (the factor of its moment in the back-projection) is
   // shearFactor * shear + magicFactor * magic + fixedFactor, one term non-zero by the row's kind:
   // two multiply-adds in a kernel where choosing by kind cost two compares and selects.
+  // Rows before MrtSharedRate<L>::firstRow hold their rate minus the shared rate (below).
   float shearFactor[kMaxQ] = {}, magicFactor[kMaxQ] = {}, fixedFactor[kMaxQ] = {};
+  // The rate of the rows from MrtSharedRate<L>::firstRow on, in the same form:
+  // sharedShear * shear + sharedMagic * magic + sharedFixed (all zero where no rows share one).
+  float sharedShear = 0.0f, sharedMagic = 0.0f, sharedFixed = 0.0f;
   // The shear and magic rates at the tau the operator was made with (rateTau), worked out once: a
   // node relaxing at it (no LES) skips two divisions.
   float rateTau = 1.0f, shearAtTau = 1.0f, magicAtTau = 1.0f;
@@ -205,9 +225,25 @@ struct Mrt {
       // A row's rate is the shear rate, follows it (the magic relation) or is fixed.
       const float atOne = rates(row, 1.0f), atOneAndHalf = rates(row, 1.5f);
       mrt.kind[row] = atOne == 1.0f && atOneAndHalf == 1.5f ? Shear : (atOne != atOneAndHalf ? Magic : Fixed);
+    }
+    constexpr int firstShared = MrtSharedRate<L>::firstRow;
+    if constexpr (firstShared < L::Q) {
+      const float sharedRate = rates(firstShared, 1.0f / tau);
+      for (int row = firstShared + 1; row < L::Q; ++row)
+        if (mrt.kind[row] != mrt.kind[firstShared] || rates(row, 1.0f / tau) != sharedRate)
+          throw std::invalid_argument(std::string("MRT rates: rows ") + std::to_string(firstShared) + " to " +
+                                      std::to_string(L::Q - 1) + " of the " + L::name() +
+                                      " basis must relax at one rate (MrtSharedRate)");
+      mrt.sharedShear = mrt.kind[firstShared] == Shear ? 1.0f : 0.0f;
+      mrt.sharedMagic = mrt.kind[firstShared] == Magic ? 1.0f : 0.0f;
+      mrt.sharedFixed = mrt.kind[firstShared] == Fixed ? sharedRate : 0.0f;
+    }
+    for (int row = 0; row < firstShared; ++row) {
+      if (mrtRowConserved<L>(row)) continue;
       const float inverseNorm = 1.0f / static_cast<float>(mrtRowNorm<L>(row));
-      (mrt.kind[row] == Shear ? mrt.shearFactor : mrt.kind[row] == Magic ? mrt.magicFactor : mrt.fixedFactor)[row] =
-          mrt.kind[row] == Fixed ? rates(row, 1.0f / tau) * inverseNorm : inverseNorm;
+      mrt.shearFactor[row] = ((mrt.kind[row] == Shear ? 1.0f : 0.0f) - mrt.sharedShear) * inverseNorm;
+      mrt.magicFactor[row] = ((mrt.kind[row] == Magic ? 1.0f : 0.0f) - mrt.sharedMagic) * inverseNorm;
+      mrt.fixedFactor[row] = ((mrt.kind[row] == Fixed ? rates(row, 1.0f / tau) : 0.0f) - mrt.sharedFixed) * inverseNorm;
     }
     return mrt;
   }
@@ -303,6 +339,12 @@ private:
   // (even rows) or differences (odd rows) of the pairs (q, q + 1) of `shifted`, and its
   // back-projection is the same on both members of a pair (even rows) or of opposite sign (odd
   // rows). Each way that is half the terms of the full projection.
+  // Rows sharing one rate s (MrtSharedRate) are never projected on: the rows are orthogonal and
+  // span the space, so their projections add up to the identity minus those of the other rows,
+  // and M^T S M = s I + sum over the other rows of (s_row - s) row row^T / |row|^2 (the factors
+  // hold s_row - s). The conserved rows' moments of `shifted` vanish (the equilibrium has the
+  // node's density and velocity, and the half force makes up for the Guo source's momentum), so
+  // those rows need no term: for D3Q27 that is 9 rows projected each way instead of 23.
   template <class L, int... Rows>
   OCTO_HD OCTO_INLINE void relaxRows(float (&g)[L::Q], const float (&shifted)[L::Q], float shear, float magic,
                                      std::integer_sequence<int, Rows...>) const {
@@ -312,6 +354,11 @@ private:
     for (int p = 0; p < kPairs; ++p) {
       pairs.sum[p] = shifted[2 * p + 1] + shifted[2 * p + 2];
       pairs.difference[p] = shifted[2 * p + 1] - shifted[2 * p + 2];
+    }
+    if constexpr (MrtSharedRate<L>::firstRow < L::Q) {
+      const float sharedRate = sharedShear * shear + (sharedMagic * magic + sharedFixed);
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q) g[q] -= sharedRate * shifted[q];
     }
     // Accumulators start at -0: x + -0 is x for every x, so the first term costs no add.
     float rest = -0.0f, symmetric[kPairs], antisymmetric[kPairs];
@@ -332,7 +379,7 @@ private:
   template <class L, int Row, int Pairs>
   OCTO_HD OCTO_INLINE void relaxRow(float restShifted, const MrtPairs<Pairs>& pairs, float shear, float magic,
                                     float& rest, float (&symmetric)[Pairs], float (&antisymmetric)[Pairs]) const {
-    if constexpr (!mrtRowConserved<L>(Row)) {
+    if constexpr (!mrtRowConserved<L>(Row) && Row < MrtSharedRate<L>::firstRow) {
       constexpr int parity = mrtRowParity<L>(Row);
       static_assert(parity != 0, "an MRT basis row is a polynomial of even or odd degree in c");
       constexpr int restCoefficient = MrtBasis<L>::moment(Row, 0);

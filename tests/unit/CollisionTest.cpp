@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <random>
+#include <stdexcept>
 
 #include "lbm/Collision.hpp"
 #include "lbm/Mrt.hpp"
@@ -133,6 +134,48 @@ TYPED_TEST(CollisionTest, MrtWithEveryRateOneOverTauIsBgk) {
   Bgk{tau}.collide<L>(viaBgk, acceleration);
   // The same arithmetic reordered: a few FP32 ulp of values ~0.1.
   for (int q = 0; q < L::Q; ++q) EXPECT_NEAR(viaMrt[q], viaBgk[q], 1e-7) << "q " << q;
+}
+
+TYPED_TEST(CollisionTest, MrtEqualsTheFullProjectionOnEveryRow) {
+  // The kernel form (pair sums, rows sharing one rate folded into one term, conserved rows left
+  // out) against f* = f + F - M^T diag(s / |row|^2) M (f - f_eq + F/2) over every relaxed row, in
+  // double, with the published rates.
+  using L = TypeParam;
+  const float tau = 0.62f;
+  const Vector3 acceleration{2e-4f, -1e-4f, L::dimensions == 3 ? 1.5e-4f : 0.0f};
+  float g[L::Q];
+  perturbedState<L>(g, 1.015f, sampleVelocity<L>(), 11);
+  const NodeState node = nodeState<L>(g, acceleration, tau, Les{}, nullptr);
+  double shifted[L::Q], expected[L::Q];
+  for (int q = 0; q < L::Q; ++q) {
+    const double source = guoSource<L>(q, node.rho, node.u, acceleration);
+    shifted[q] = static_cast<double>(g[q]) - equilibriumDeviation<L>(q, node.rho, node.u) + 0.5 * source;
+    expected[q] = static_cast<double>(g[q]) + source;
+  }
+  for (int row = 0; row < L::Q; ++row) {
+    if (mrtRowConserved<L>(row)) continue;
+    double moment = 0.0;
+    for (int q = 0; q < L::Q; ++q) moment += MrtBasis<L>::moment(row, q) * shifted[q];
+    const double factor = MrtBasis<L>::rate(row, 1.0f / tau) / static_cast<double>(mrtRowNorm<L>(row));
+    for (int q = 0; q < L::Q; ++q) expected[q] -= factor * MrtBasis<L>::moment(row, q) * moment;
+  }
+  Mrt::forLattice<L>(tau).template collide<L>(g, acceleration);
+  for (int q = 0; q < L::Q; ++q) EXPECT_NEAR(g[q], expected[q], 1e-7) << "q " << q;
+}
+
+TEST(MrtSharedRate, RatesThatSplitTheSharedRowsAreRefused) {
+  // D3Q27's rows from MrtSharedRate<D3Q27>::firstRow are never projected on: rates that differ
+  // among them cannot be honoured and are refused, not silently replaced.
+  constexpr int first = MrtSharedRate<D3Q27>::firstRow;
+  static_assert(first < D3Q27::Q, "D3Q27 has rows sharing one rate");
+  const auto lastRowApart = [](int row, float shear) {
+    return row == D3Q27::Q - 1 ? 1.2f : MrtBasis<D3Q27>::rate(row, shear);
+  };
+  const auto sharedRowsAtOnePointThree = [](int row, float shear) {
+    return row >= first ? 1.3f : MrtBasis<D3Q27>::rate(row, shear);
+  };
+  EXPECT_THROW(Mrt::withRates<D3Q27>(0.7f, lastRowApart), std::invalid_argument);
+  EXPECT_NO_THROW(Mrt::withRates<D3Q27>(0.7f, sharedRowsAtOnePointThree));
 }
 
 TYPED_TEST(CollisionTest, UnforcedFormEqualsTheForcedOneWithoutForce) {
