@@ -47,14 +47,17 @@ OCTO_HD OCTO_INLINE float velocityDot(int q, const Vector3& v) {
 template <class L, class Scale = Unscaled>
 OCTO_HD OCTO_INLINE void moments(const float (&g)[L::Q], const Vector3& acceleration, float& rho,
                                  Vector3& u) {
-  float deltaRho = 0.0f;
-  Vector3 momentum;
+  // By pairs (q, q + 1) of opposite velocities (Lattice.hpp): a pair adds c_q (g_q - g_q+1) to
+  // the momentum. The sums start at -0: x + -0 is x for every x, so the first term costs no add.
+  float deltaRho = g[0];
+  Vector3 momentum{-0.0f, -0.0f, -0.0f};
   OCTO_UNROLL
-  for (int q = 0; q < L::Q; ++q) {
-    deltaRho += g[q];
-    momentum.x = plusComponent(momentum.x, L::c(q, 0), g[q]);
-    momentum.y = plusComponent(momentum.y, L::c(q, 1), g[q]);
-    momentum.z = plusComponent(momentum.z, L::c(q, 2), g[q]);
+  for (int q = 1; q < L::Q; q += 2) {
+    deltaRho += g[q] + g[q + 1];
+    const float difference = g[q] - g[q + 1];
+    momentum.x = plusComponent(momentum.x, L::c(q, 0), difference);
+    momentum.y = plusComponent(momentum.y, L::c(q, 1), difference);
+    momentum.z = plusComponent(momentum.z, L::c(q, 2), difference);
   }
   rho = 1.0f + deltaRho * Scale::inverse;
   const float inverseRho = 1.0f / rho;
@@ -63,13 +66,41 @@ OCTO_HD OCTO_INLINE void moments(const float (&g)[L::Q], const Vector3& accelera
   u.z = (momentum.z * Scale::inverse + 0.5f * rho * acceleration.z) * inverseRho;
 }
 
-// Second-order equilibrium minus the weight, f_q^eq - w_q
-// (seed 1 eq. (6): f^eq = w rho [1 - 1.5 u^2 + 3 c.u + 4.5 (c.u)^2]).
+// The second-order equilibrium (seed 1 eq. (6): f^eq = w rho [1 - 1.5 u^2 + 3 c.u + 4.5 (c.u)^2])
+// minus the weights, taken apart by parity in c: with cu = c_q . u,
+//   f_q^eq - w_q = even_q + odd_q,  even_q = w_q [(rho - 1) - 1.5 rho u.u + 4.5 rho cu^2],
+//   odd_q = 3 w_q rho cu,
+// and the opposite velocity has the same even part and the opposite odd one. The node's factors
+// are worked out once, times `scale` (a collision folds its rate in there), so a pair of opposite
+// populations costs its c.u, a multiply and a multiply-add, and a multiply-add each.
+template <class L, class Scale = Unscaled>
+struct Equilibrium {
+  float constant;  // scale ((rho - 1) - 1.5 rho u.u), in the units Scale
+  float square;    // scale 4.5 rho, in the units Scale
+  float linear;    // scale 3 rho, in the units Scale
+
+  OCTO_HD OCTO_INLINE Equilibrium(float rho, const Vector3& u, float scale = 1.0f) {
+    const float factor = scale * Scale::factor;
+    constant = factor * ((rho - 1.0f) - 1.5f * rho * dot(u, u));
+    square = factor * (4.5f * rho);
+    linear = factor * (3.0f * rho);
+  }
+  // cu = velocityDot<L>(q, u).
+  OCTO_HD OCTO_INLINE float even(int q, float cu) const {
+    const bool rest = L::c(q, 0) == 0 && L::c(q, 1) == 0 && L::c(q, 2) == 0;  // cu is 0: no terms in it
+    return rest ? L::w(q) * constant : (L::w(q) * square) * cu * cu + L::w(q) * constant;
+  }
+  OCTO_HD OCTO_INLINE float odd(int q, float cu) const { return (L::w(q) * linear) * cu; }
+  OCTO_HD OCTO_INLINE float value(int q, const Vector3& u) const {
+    const float cu = velocityDot<L>(q, u);
+    return even(q, cu) + odd(q, cu);
+  }
+};
+
+// f_q^eq - w_q of one population (Equilibrium).
 template <class L, class Scale = Unscaled>
 OCTO_HD OCTO_INLINE float equilibriumDeviation(int q, float rho, const Vector3& u) {
-  const float cu = velocityDot<L>(q, u);
-  const float uu = dot(u, u);
-  return (L::w(q) * Scale::factor) * ((rho - 1.0f) + rho * (3.0f * cu + 4.5f * cu * cu - 1.5f * uu));
+  return Equilibrium<L, Scale>(rho, u).value(q, u);
 }
 
 // Guo forcing source term without its (1 - 1/(2 tau)) prefactor:
@@ -201,13 +232,25 @@ struct Bgk {
     const Vector3 u = node.u;
     const float omega = 1.0f / node.tau;
     const float forcePrefactor = 1.0f - 0.5f * omega;
+    // g + omega (f_eq - w - g) as (1 - omega) g + omega (f_eq - w), the rate folded into the
+    // equilibrium's factors, a pair of opposite populations at a time.
+    const Equilibrium<L, Scale> relaxedEquilibrium(rho, u, omega);
+    const float kept = 1.0f - omega;
+    [[maybe_unused]] const auto source = [&](int q) {
+      return Forced ? forcePrefactor * guoSource<L, Scale>(q, rho, u, acceleration) : 0.0f;
+    };
+    g[0] = kept * g[0] + relaxedEquilibrium.even(0, 0.0f);
+    if constexpr (Forced) g[0] += source(0);
     OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) {
-      if constexpr (Forced)
-        g[q] += omega * (equilibriumDeviation<L, Scale>(q, rho, u) - g[q]) +
-                forcePrefactor * guoSource<L, Scale>(q, rho, u, acceleration);
-      else
-        g[q] += omega * (equilibriumDeviation<L, Scale>(q, rho, u) - g[q]);
+    for (int q = 1; q < L::Q; q += 2) {  // pairs (q, q + 1) are opposite (Lattice.hpp)
+      const float cu = velocityDot<L>(q, u);
+      const float even = relaxedEquilibrium.even(q, cu), odd = relaxedEquilibrium.odd(q, cu);
+      g[q] = kept * g[q] + (even + odd);
+      g[q + 1] = kept * g[q + 1] + (even - odd);
+      if constexpr (Forced) {
+        g[q] += source(q);
+        g[q + 1] += source(q + 1);
+      }
     }
     return node;
   }
@@ -249,15 +292,15 @@ struct Trt {
     [[maybe_unused]] const auto source = [&](int q) {
       return Forced ? guoSource<L, Scale>(q, rho, u, acceleration) : 0.0f;
     };
-    g[0] += omegaPlus * (equilibriumDeviation<L, Scale>(0, rho, u) - g[0]);
+    const Equilibrium<L, Scale> equilibrium(rho, u);
+    g[0] += omegaPlus * (equilibrium.even(0, 0.0f) - g[0]);
     if constexpr (Forced) g[0] += sourcePlus * source(0);
     OCTO_UNROLL
     for (int q = 1; q < L::Q; q += 2) {  // pairs (q, q + 1) are opposite (Lattice.hpp)
       const int r = q + 1;
-      const float equilibriumQ = equilibriumDeviation<L, Scale>(q, rho, u);
-      const float equilibriumR = equilibriumDeviation<L, Scale>(r, rho, u);
-      float symmetric = omegaPlus * (0.5f * (g[q] + g[r]) - 0.5f * (equilibriumQ + equilibriumR));
-      float antisymmetric = omegaMinus * (0.5f * (g[q] - g[r]) - 0.5f * (equilibriumQ - equilibriumR));
+      const float cu = velocityDot<L>(q, u);
+      float symmetric = omegaPlus * (0.5f * (g[q] + g[r]) - equilibrium.even(q, cu));
+      float antisymmetric = omegaMinus * (0.5f * (g[q] - g[r]) - equilibrium.odd(q, cu));
       if constexpr (Forced) {
         const float sourceQ = source(q), sourceR = source(r);
         symmetric -= sourcePlus * 0.5f * (sourceQ + sourceR);

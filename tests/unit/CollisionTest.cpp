@@ -103,6 +103,49 @@ TYPED_TEST(CollisionTest, EquilibriumIsAFixedPointWithoutForce) {
   for (int q = 0; q < L::Q; ++q) EXPECT_NEAR(g[q], before[q], 1e-7) << "q " << q;
 }
 
+TYPED_TEST(CollisionTest, BgkAndTrtEqualTheirDefinitionsInDouble) {
+  // The collisions work on the equilibrium's even and odd parts by pairs, the BGK rate folded into
+  // its factors; the reference is the textbook form in double: f_eq from the node's own moments,
+  // BGK g + (f_eq - w - g) / tau, TRT relaxing each pair's symmetric and antisymmetric parts apart.
+  // In FP16 units (1024 g) the same, scaled.
+  using L = TypeParam;
+  const double tau = 0.62, tauMinus = Trt{}.magic / (tau - 0.5) + 0.5;
+  float g[L::Q];
+  perturbedState<L>(g, 1.03f, sampleVelocity<L>(), 11);
+  double rho, momentum[3];
+  sums<L>(g, rho, momentum);
+  double equilibrium[L::Q], bgk[L::Q], trt[L::Q];
+  const double uu = (momentum[0] * momentum[0] + momentum[1] * momentum[1] + momentum[2] * momentum[2]) / (rho * rho);
+  for (int q = 0; q < L::Q; ++q) {
+    const double cu = (L::c(q, 0) * momentum[0] + L::c(q, 1) * momentum[1] + L::c(q, 2) * momentum[2]) / rho;
+    equilibrium[q] = L::w(q) * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - 1.5 * uu) - L::w(q);
+    bgk[q] = g[q] + (equilibrium[q] - g[q]) / tau;
+  }
+  trt[0] = bgk[0];
+  for (int q = 1; q < L::Q; q += 2) {
+    const double symmetric = 0.5 * (g[q] + g[q + 1] - equilibrium[q] - equilibrium[q + 1]) / tau;
+    const double antisymmetric = 0.5 * (g[q] - g[q + 1] - equilibrium[q] + equilibrium[q + 1]) / tauMinus;
+    trt[q] = g[q] - symmetric - antisymmetric;
+    trt[q + 1] = g[q + 1] - symmetric + antisymmetric;
+  }
+  auto check = [&](auto collision, const double (&reference)[L::Q], const char* name) {
+    float unscaled[L::Q], scaled[L::Q];
+    for (int q = 0; q < L::Q; ++q) {
+      unscaled[q] = g[q];
+      scaled[q] = 1024.0f * g[q];
+    }
+    collision.template collide<L, false>(unscaled, Vector3{});
+    collision.template collide<L, false, Fp16Storage::Scale>(scaled, Vector3{});
+    for (int q = 0; q < L::Q; ++q) {
+      // rho is a float near 1 (6e-8 apart), rho - 1 carries that: 1e-7 of a g of ~1e-2.
+      EXPECT_NEAR(unscaled[q], reference[q], 1e-7) << name << " q " << q;
+      EXPECT_EQ(scaled[q], 1024.0f * unscaled[q]) << name << " in FP16 units, q " << q;
+    }
+  };
+  check(Bgk{static_cast<float>(tau)}, bgk, "bgk");
+  check(Trt{static_cast<float>(tau)}, trt, "trt");
+}
+
 // --- MRT ---------------------------------------------------------------------------------
 
 TYPED_TEST(CollisionTest, MrtBasisRowsAreOrthogonalAndComplete) {
