@@ -37,36 +37,33 @@ private:
                                                {to, e.cellCount()}, steps, step % 2 == 1, (step + steps - 1) % 2 == 1};
 #pragma omp parallel firstprivate(launch)
     {
-      std::vector<float> buffers(static_cast<std::size_t>(2 * L::Q * shape.cells()));
+      std::vector<float> buffer(static_cast<std::size_t>(L::Q * shape.cells()));
       std::vector<std::uint32_t> flags(static_cast<std::size_t>(shape.cells()));
 #pragma omp for schedule(static)
       for (Index tile = 0; tile < tileCount; ++tile) {
         launch.origin[0] = tile % tiles[0] * shape.core[0];
         launch.origin[1] = tile / tiles[0] % tiles[1] * shape.core[1];
         launch.origin[2] = tile / (tiles[0] * tiles[1]) * shape.core[2];
-        advanceTile(launch, buffers.data(), flags.data());
+        advanceTile(launch, buffer.data(), flags.data());
       }
     }
   }
 
-  // One tile's launch, stage after stage (the region shrinking by a node a step).
+  // One tile's launch, stage after stage (the region shrinking by a node a step), in place in one
+  // buffer (TileValues).
   template <class Launch>
-  static void advanceTile(const Launch& launch, float* buffers, std::uint32_t* flags) {
+  static void advanceTile(const Launch& launch, float* buffer, std::uint32_t* flags) {
     const TileShape& shape = launch.shape;
-    TileValues current{buffers, shape.cells()}, next{buffers + L::Q * shape.cells(), shape.cells()};
+    const TileValues tile{buffer, shape.cells()};
     const auto visit = [&](int radius, auto&& update) {
       const CellRange range(shape, radius);
       for (int z = range.lo[2]; z < range.hi[2]; ++z)
         for (int y = range.lo[1]; y < range.hi[1]; ++y)
           for (int x = range.lo[0]; x < range.hi[0]; ++x) update(x, y, z);
     };
-    visit(launch.steps - 1, [&](int x, int y, int z) { launch.first(x, y, z, flags, current); });
-    for (int radius = launch.steps - 2; radius >= 0; --radius) {
-      visit(radius, [&](int x, int y, int z) { launch.inside(x, y, z, radius, flags, current, next); });
-      const TileValues swap = current;
-      current = next;
-      next = swap;
-    }
+    visit(launch.steps - 1, [&](int x, int y, int z) { launch.first(x, y, z, flags, tile); });
+    for (int radius = launch.steps - 2; radius >= 0; --radius)
+      visit(radius, [&](int x, int y, int z) { launch.inside(x, y, z, radius, flags, tile, tile); });
   }
 
   BlockedGrid grid_;

@@ -25,6 +25,10 @@ constexpr int maxThreads() {
   return L::Q <= 9 && RegisterSteps == 0 ? 512 : 256;
 }
 
+// Tile buffers of Q values a cell: none for a one-step launch (it scatters at once), one for
+// one-step stages (in place), two for register stages.
+OCTO_HD constexpr int tileBuffers(int registerSteps, int steps) { return steps == 1 ? 0 : registerSteps >= 1 ? 2 : 1; }
+
 // f(x, y, z) for every cell of `range`, the block's threads over its cells in order (consecutive
 // x: consecutive banks). Walking the cells as one sequence, not row by row a warp at a time,
 // keeps every lane busy where a row is not a multiple of 32 wide (a 70-cell row left 26 of the
@@ -73,7 +77,7 @@ __device__ OCTO_INLINE void twoStepsWithShuffles(const Launch& launch, int targe
         const int cell = shape.cell(x, y + r - 1, z);
         if (inData && (flags[cell] & kFluidCell))
           stepInTile<L, Launch::forced>(launch.collision, launch.grid.acceleration, from, shape, cell, flags[cell],
-                                        column[r]);
+                                        launch.oddInTile(target + 1), column[r]);
         else
           OCTO_UNROLL
           for (int q = 0; q < L::Q; ++q) column[r][q] = 0.0f;
@@ -96,15 +100,16 @@ __device__ OCTO_INLINE void twoStepsWithShuffles(const Launch& launch, int targe
   }
 }
 
+// One-step stages run in place in one shared buffer (TileValues); register stages read a stage's
+// two-step-old values while writing, so they take two buffers and swap them.
 template <class Launch, int RegisterSteps, bool Shuffle, int Threads = maxThreads<typename Launch::Lattice, RegisterSteps>(),
           int ResidentTiles = 1>
 __global__ void __launch_bounds__(Threads, ResidentTiles) blockedKernel(Launch launch) {
   extern __shared__ float shared[];
   const TileShape& shape = launch.shape;
   const int cells = shape.cells();
-  const bool buffered = launch.steps > 1;
-  TileValues current{shared, cells}, next{shared + Launch::Q * cells, cells};
-  auto* flags = reinterpret_cast<std::uint32_t*>(shared + (buffered ? 2 * Launch::Q * cells : 0));
+  TileValues current{shared, cells}, next{shared + (RegisterSteps >= 1 ? Launch::Q * cells : 0), cells};
+  auto* flags = reinterpret_cast<std::uint32_t*>(shared + tileBuffers(RegisterSteps, launch.steps) * Launch::Q * cells);
   launch.origin[0] = static_cast<Index>(blockIdx.x) * shape.core[0];
   launch.origin[1] = static_cast<Index>(blockIdx.y) * shape.core[1];
   launch.origin[2] = static_cast<Index>(blockIdx.z) * shape.core[2];
@@ -138,7 +143,8 @@ public:
     int device = 0, limit = 0;
     OCTO_CUDA_CHECK(cudaGetDevice(&device));
     OCTO_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    const std::size_t bytes = sharedBytes(TileShape(blocking_.block, L::dimensions, blocking_.sharedSteps), blocking_.sharedSteps);
+    const std::size_t bytes = sharedBytes(TileShape(blocking_.block, L::dimensions, blocking_.sharedSteps),
+                                          blocking_.registerSteps, blocking_.sharedSteps);
     if (bytes > static_cast<std::size_t>(limit))
       throw Error("lbm.blocking.block: a tile of " + std::to_string(blocking_.block[0]) + "x" +
                   std::to_string(blocking_.block[1]) + (L::dimensions == 3 ? "x" + std::to_string(blocking_.block[2]) : "") +
@@ -157,8 +163,8 @@ public:
   }
 
 private:
-  static std::size_t sharedBytes(const TileShape& shape, int steps) {
-    return static_cast<std::size_t>(shape.cells()) * sizeof(float) * ((steps > 1 ? 2 * L::Q : 0) + 1);
+  static std::size_t sharedBytes(const TileShape& shape, int registerSteps, int steps) {
+    return static_cast<std::size_t>(shape.cells()) * sizeof(float) * (tileBuffers(registerSteps, steps) * L::Q + 1);
   }
 
   template <bool Forced>
@@ -172,7 +178,7 @@ private:
                      static_cast<unsigned>((e.ny + shape.core[1] - 1) / shape.core[1]),
                      static_cast<unsigned>((e.nz + shape.core[2] - 1) / shape.core[2]));
     const int coreCells = shape.core[0] * shape.core[1] * shape.core[2];
-    const std::size_t bytes = sharedBytes(shape, steps);
+    const std::size_t bytes = sharedBytes(shape, blocking_.registerSteps, steps);
     const auto run = [&](auto kernel, int most) {
       const dim3 threads(kLanes, static_cast<unsigned>(std::clamp((coreCells + kLanes - 1) / kLanes, 2, most / kLanes)));
       OCTO_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));

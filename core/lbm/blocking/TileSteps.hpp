@@ -11,6 +11,10 @@
 // The arrays read and written are different ones (the solver swaps them), so tiles overlap
 // freely; every slot of the destination is written by exactly one node, as in the single step.
 //
+// Inside the tile the populations are kept in place, in the AA layout of the tile's own steps
+// (TileValues): a cell's step reads and writes the same slots and no other cell's, so the one-step
+// stages need a single buffer (half the shared memory of a read and a write buffer: two tiles an SM).
+//
 // Walls, faces and obstacles: a population whose source x - c_q is not a fluid node (beyond a
 // non-periodic face, or an obstacle) is the node's own post-collision f*_opposite(q) of the step
 // before: half-way bounce-back, as the single-step kernels apply for resting walls and obstacles.
@@ -148,41 +152,60 @@ OCTO_HD OCTO_INLINE void scatterNode(const SlotBases<L, typename S::Value>& slot
   }
 }
 
-// Post-collision values of a tile buffer: population q of cell c at values[q * cells + c].
+// Post-collision values of a tile buffer: slot q of cell c at values[q * cells + c]. The tile's
+// steps keep them in the in-place (AA) layout of their parity, counted from the launch's first step
+// (step 0, even): an even step reads a cell's own slots and writes each population home into the
+// opposite slot; an odd step reads from the neighbours' opposite slots and writes to the
+// neighbours. Either way a cell's step reads and writes the same slots, which no other cell touches.
 struct TileValues {
   float* values;
   int cells;
   OCTO_HD OCTO_INLINE float& at(int q, int cell) const { return values[q * cells + cell]; }
 };
 
-// The populations that arrive at a fluid cell in a step inside the tile: the neighbours'
-// post-collision values of the step before, the cell's own opposite one on a reflected link.
+// The populations that arrive at a fluid cell in a step of parity `odd` inside the tile: the
+// neighbours' post-collision values of the step before, the cell's own opposite one on a reflected
+// link (a reflected link's value sits in the cell's own slot q after either parity's write).
 template <class L>
 OCTO_HD OCTO_INLINE void pullInTile(const TileValues& from, const TileShape& shape, int cell, std::uint32_t flags,
-                                    float (&g)[L::Q]) {
+                                    bool odd, float (&g)[L::Q]) {
   OCTO_UNROLL
   for (int q = 0; q < L::Q; ++q)
-    g[q] = (flags & (1u << q)) ? from.at(L::opposite(q), cell) : from.at(q, cell + shape.sourceOffset<L>(q));
+    g[q] = odd && !(flags & (1u << q)) ? from.at(L::opposite(q), cell + shape.sourceOffset<L>(q)) : from.at(q, cell);
+}
+
+// Where a fluid cell's post-collision populations of a step of parity `odd` go in the tile: to the
+// cell they stream to (odd, when it is a fluid node), else home into the opposite slot.
+template <class L>
+OCTO_HD OCTO_INLINE void pushInTile(const TileValues& to, const TileShape& shape, int cell, std::uint32_t flags,
+                                    bool odd, const float (&g)[L::Q]) {
+  OCTO_UNROLL
+  for (int q = 0; q < L::Q; ++q) {
+    if (odd && !(flags & (1u << L::opposite(q))))
+      to.at(q, cell - shape.sourceOffset<L>(q)) = g[q];
+    else
+      to.at(L::opposite(q), cell) = g[q];
+  }
 }
 
 // One step of a fluid cell inside the tile: pull, then collide.
 template <class L, bool Forced, class Collision>
 OCTO_HD OCTO_INLINE void stepInTile(const Collision& collision, const Vector3& acceleration, const TileValues& from,
-                                    const TileShape& shape, int cell, std::uint32_t flags, float (&g)[L::Q]) {
-  pullInTile<L>(from, shape, cell, flags, g);
+                                    const TileShape& shape, int cell, std::uint32_t flags, bool odd, float (&g)[L::Q]) {
+  pullInTile<L>(from, shape, cell, flags, odd, g);
   collision.template collide<L, Forced>(g, acceleration);
 }
 
-// Two steps of a fluid cell without a barrier between them (a register stage, tr = 1): the first
-// step's collisions of the cell and of every fluid neighbour it pulls from are recomputed here,
-// each kept only for the population that streams to the cell.
+// Two steps of a fluid cell without a barrier between them (a register stage, tr = 1; the first of
+// parity `oddFirst`): the first step's collisions of the cell and of every fluid neighbour it pulls
+// from are recomputed here, each kept only for the population that streams to the cell.
 template <class L, bool Forced, class Collision>
 OCTO_HD OCTO_INLINE void twoStepsInRegisters(const Collision& collision, const Vector3& acceleration,
                                              const TileValues& from, const std::uint32_t* flags,
-                                             const TileShape& shape, int cell, float (&g)[L::Q]) {
+                                             const TileShape& shape, int cell, bool oddFirst, float (&g)[L::Q]) {
   const std::uint32_t own = flags[cell];
   float first[L::Q];
-  stepInTile<L, Forced>(collision, acceleration, from, shape, cell, own, first);
+  stepInTile<L, Forced>(collision, acceleration, from, shape, cell, own, oddFirst, first);
   OCTO_UNROLL
   for (int q = 0; q < L::Q; ++q) {
     if (q == 0 || (own & (1u << q))) {
@@ -191,7 +214,7 @@ OCTO_HD OCTO_INLINE void twoStepsInRegisters(const Collision& collision, const V
     }
     const int source = cell + shape.sourceOffset<L>(q);
     float neighbour[L::Q];
-    stepInTile<L, Forced>(collision, acceleration, from, shape, source, flags[source], neighbour);
+    stepInTile<L, Forced>(collision, acceleration, from, shape, source, flags[source], oddFirst, neighbour);
     g[q] = neighbour[q];
   }
   collision.template collide<L, Forced>(g, acceleration);
@@ -219,6 +242,9 @@ struct TileLaunch {
     return gridCoordinate(grid, shape, 0, origin[0], x, p[0]) && gridCoordinate(grid, shape, 1, origin[1], y, p[1]) &&
            gridCoordinate(grid, shape, 2, origin[2], z, p[2]);
   }
+  // Whether the step that leaves the cells within `radius` of the core valid is odd in the tile's
+  // layout (the launch's first step, radius steps - 1, is step 0).
+  OCTO_HD OCTO_INLINE bool oddInTile(int radius) const { return ((steps - 1 - radius) & 1) != 0; }
   // Whether a core cell is a node of the grid (a tile at the grid's end reaches past it).
   OCTO_HD OCTO_INLINE bool owns(int x, int y, int z) const {
     return origin[0] + x - shape.halo[0] < grid.extent.nx && origin[1] + y - shape.halo[1] < grid.extent.ny &&
@@ -241,8 +267,7 @@ struct TileLaunch {
       if (owns(x, y, z)) scatterNode<L, S>(destination, neighbours, oddLast, own, g);
       return;
     }
-    OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) to.at(q, cell) = g[q];
+    pushInTile<L>(to, shape, cell, own, false, g);
   }
 
   // The end of a step inside the tile at a cell `radius` nodes from the core: kept in `to`, or
@@ -250,9 +275,7 @@ struct TileLaunch {
   OCTO_HD OCTO_INLINE void finish(int x, int y, int z, int radius, std::uint32_t flags, const float (&g)[L::Q],
                                   const TileValues& to) const {
     if (radius > 0) {
-      const int cell = shape.cell(x, y, z);
-      OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) to.at(q, cell) = g[q];
+      pushInTile<L>(to, shape, shape.cell(x, y, z), flags, oddInTile(radius), g);
       return;
     }
     Index p[3];
@@ -260,13 +283,13 @@ struct TileLaunch {
     scatterNode<L, S>(destination, Neighbourhood(grid.extent, p[0], p[1], p[2]), oddLast, flags, g);
   }
 
-  // A step inside the tile at a cell `radius` nodes from the core.
+  // A step inside the tile at a cell `radius` nodes from the core (`from` and `to` may be one buffer).
   OCTO_HD OCTO_INLINE void inside(int x, int y, int z, int radius, const std::uint32_t* flags, const TileValues& from,
                                   const TileValues& to) const {
     const int cell = shape.cell(x, y, z);
     if (!(flags[cell] & kFluidCell)) return;
     float g[L::Q];
-    stepInTile<L, Forced>(collision, grid.acceleration, from, shape, cell, flags[cell], g);
+    stepInTile<L, Forced>(collision, grid.acceleration, from, shape, cell, flags[cell], oddInTile(radius), g);
     finish(x, y, z, radius, flags[cell], g, to);
   }
 
@@ -276,7 +299,7 @@ struct TileLaunch {
     const int cell = shape.cell(x, y, z);
     if (!(flags[cell] & kFluidCell)) return;
     float g[L::Q];
-    twoStepsInRegisters<L, Forced>(collision, grid.acceleration, from, flags, shape, cell, g);
+    twoStepsInRegisters<L, Forced>(collision, grid.acceleration, from, flags, shape, cell, oddInTile(radius + 1), g);
     finish(x, y, z, radius, flags[cell], g, to);
   }
 };
