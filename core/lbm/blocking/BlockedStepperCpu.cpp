@@ -63,7 +63,7 @@ private:
     };
     visit(launch.steps - 1, [&](int x, int y, int z) { launch.first(x, y, z, flags, tile); });
     for (int radius = launch.steps - 2; radius >= 0; --radius)
-      visit(radius, [&](int x, int y, int z) { launch.inside(x, y, z, radius, flags, tile, tile); });
+      visit(radius, [&](int x, int y, int z) { launch.inside(x, y, z, radius, launch.oddInTile(radius), flags, tile, tile); });
   }
 
   BlockedGrid grid_;

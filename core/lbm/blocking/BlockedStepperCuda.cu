@@ -95,7 +95,7 @@ __device__ OCTO_INLINE void twoStepsWithShuffles(const Launch& launch, int targe
       }
       if (!writes || !(own & kFluidCell)) continue;
       launch.collision.template collide<L, Launch::forced>(g, launch.grid.acceleration);
-      launch.finish(x, y, z, target, own, g, to);
+      launch.finish(x, y, z, target, launch.oddInTile(target), own, g, to);
     }
   }
 }
@@ -119,8 +119,12 @@ __global__ void __launch_bounds__(Threads, ResidentTiles) blockedKernel(Launch l
     const bool two = RegisterSteps >= 1 && radius >= 2;
     const int target = radius - (two ? 2 : 1);
     if (!two) {
-      forEachCell(CellRange(shape, target),
-                  [&](int x, int y, int z) { launch.inside(x, y, z, target, flags, current, next); });
+      // The stage's parity as a constant in each branch: no per-link choice of address.
+      const CellRange range(shape, target);
+      if (launch.oddInTile(target))
+        forEachCell(range, [&](int x, int y, int z) { launch.inside(x, y, z, target, true, flags, current, next); });
+      else
+        forEachCell(range, [&](int x, int y, int z) { launch.inside(x, y, z, target, false, flags, current, next); });
     } else if constexpr (Shuffle) {
       twoStepsWithShuffles(launch, target, flags, current, next);
     } else {

@@ -270,12 +270,12 @@ struct TileLaunch {
     pushInTile<L>(to, shape, cell, own, false, g);
   }
 
-  // The end of a step inside the tile at a cell `radius` nodes from the core: kept in `to`, or
-  // (the last step, radius 0) scattered to the grid.
-  OCTO_HD OCTO_INLINE void finish(int x, int y, int z, int radius, std::uint32_t flags, const float (&g)[L::Q],
-                                  const TileValues& to) const {
+  // The end of a step of parity `odd` inside the tile at a cell `radius` nodes from the core: kept
+  // in `to`, or (the last step, radius 0) scattered to the grid.
+  OCTO_HD OCTO_INLINE void finish(int x, int y, int z, int radius, bool odd, std::uint32_t flags,
+                                  const float (&g)[L::Q], const TileValues& to) const {
     if (radius > 0) {
-      pushInTile<L>(to, shape, shape.cell(x, y, z), flags, oddInTile(radius), g);
+      pushInTile<L>(to, shape, shape.cell(x, y, z), flags, odd, g);
       return;
     }
     Index p[3];
@@ -283,14 +283,24 @@ struct TileLaunch {
     scatterNode<L, S>(destination, Neighbourhood(grid.extent, p[0], p[1], p[2]), oddLast, flags, g);
   }
 
-  // A step inside the tile at a cell `radius` nodes from the core (`from` and `to` may be one buffer).
-  OCTO_HD OCTO_INLINE void inside(int x, int y, int z, int radius, const std::uint32_t* flags, const TileValues& from,
-                                  const TileValues& to) const {
+  // A step inside the tile at a cell `radius` nodes from the core (`from` and `to` may be one
+  // buffer); `odd` is oddInTile(radius), passed so a caller that knows it as a constant (the CUDA
+  // stages) drops the other parity's addressing. A cell whose links are all fluid ones (the bulk)
+  // takes the form without a test a link.
+  OCTO_HD OCTO_INLINE void inside(int x, int y, int z, int radius, bool odd, const std::uint32_t* flags,
+                                  const TileValues& from, const TileValues& to) const {
     const int cell = shape.cell(x, y, z);
-    if (!(flags[cell] & kFluidCell)) return;
-    float g[L::Q];
-    stepInTile<L, Forced>(collision, grid.acceleration, from, shape, cell, flags[cell], oddInTile(radius), g);
-    finish(x, y, z, radius, flags[cell], g, to);
+    const std::uint32_t own = flags[cell];
+    if (!(own & kFluidCell)) return;
+    const auto step = [&](std::uint32_t links) {
+      float g[L::Q];
+      stepInTile<L, Forced>(collision, grid.acceleration, from, shape, cell, links, odd, g);
+      finish(x, y, z, radius, odd, links, g, to);
+    };
+    if (own == kFluidCell)
+      step(kFluidCell);
+    else
+      step(own);
   }
 
   // Two steps inside the tile (a register stage) at a cell `radius` nodes from the core.
@@ -300,7 +310,7 @@ struct TileLaunch {
     if (!(flags[cell] & kFluidCell)) return;
     float g[L::Q];
     twoStepsInRegisters<L, Forced>(collision, grid.acceleration, from, flags, shape, cell, oddInTile(radius + 1), g);
-    finish(x, y, z, radius, flags[cell], g, to);
+    finish(x, y, z, radius, oddInTile(radius), flags[cell], g, to);
   }
 };
 
