@@ -18,8 +18,8 @@ constexpr int kLanes = 32;
 constexpr std::size_t kSharedMemoryPerSm = 227u << 10;  // sm_80 and sm_90, less 1 KiB a block the driver keeps
 // Threads a tile at most: 512 for the one-step stages of D2Q9 (at most 128 registers a thread,
 // none spilled on sm_90), 256 for the others (register stages, D3Q19: up to 244 registers).
-// Two resident tiles of 512 threads leave 64 registers a thread: the one-step D2Q9 kernel then
-// spills 160 to 344 bytes, to L1; it is launched so where two tiles' shared memory fits an SM.
+// Two resident tiles of 512 threads leave 64 registers a thread (the in-place one-step D2Q9 kernel
+// then keeps 64 bytes of stack, in L1); it is launched so where two tiles' shared memory fits an SM.
 template <class L, int RegisterSteps>
 constexpr int maxThreads() {
   return L::Q <= 9 && RegisterSteps == 0 ? 512 : 256;
