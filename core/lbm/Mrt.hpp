@@ -10,6 +10,7 @@
 // d'Humieres 2002), so MRT with every rate 1/tau is BGK. Guo forcing in moment space
 // (Guo & Zheng, Phys. Rev. E 77, 036707 (2008)): f* = f + F - M^-1 S M (f - f_eq + F/2).
 // Rows are mutually orthogonal, so M^-1 = M^T diag(1/|row|^2).
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -190,6 +191,58 @@ OCTO_HD constexpr int mrtRowParity(int row) {
   return even ? 1 : (odd ? -1 : 0);
 }
 
+// A row's moment of f - f_eq + F/2 does not change when a multiple of a conserved row (the row of
+// ones, or c_a) is added to the row: those moments of f - f_eq + F/2 vanish (Mrt::relaxRows). The
+// kernel takes each relaxed row's moment with the multiple that leaves it the fewest non-zero
+// coefficients on the rest velocity and the pairs (q, q + 1): D3Q19's q_x (entries -4 on +-x, 1 on
+// the diagonals) less c_x is -5 on +-x alone, e (-30, -11, 8) less 8 times the ones is -38 at rest
+// and -19 on the axes. `axis` -1 adds the row of ones (even rows), 0..2 adds c_axis (odd rows).
+struct MrtMomentShortcut {
+  int multiple = 0;
+  int axis = -1;
+};
+
+template <class L>
+OCTO_HD constexpr int mrtShortcutCoefficient(int row, int q, const MrtMomentShortcut& shortcut) {
+  return MrtBasis<L>::moment(row, q) + shortcut.multiple * (shortcut.axis < 0 ? 1 : L::c(q, shortcut.axis));
+}
+
+// Non-zero coefficients of a row with a shortcut, counting a pair once (its members' coefficients
+// are equal or opposite: the row and the conserved row it takes have the same parity).
+template <class L>
+OCTO_HD constexpr int mrtShortcutTerms(int row, const MrtMomentShortcut& shortcut) {
+  int terms = mrtShortcutCoefficient<L>(row, 0, shortcut) != 0 ? 1 : 0;
+  for (int q = 1; q < L::Q; q += 2) terms += mrtShortcutCoefficient<L>(row, q, shortcut) != 0 ? 1 : 0;
+  return terms;
+}
+
+// The shortcut with the fewest terms: each candidate zeroes one velocity's coefficient.
+template <class L>
+OCTO_HD constexpr MrtMomentShortcut mrtMomentShortcut(int row) {
+  MrtMomentShortcut best;
+  int fewest = mrtShortcutTerms<L>(row, best);
+  const bool even = mrtRowParity<L>(row) > 0;
+  for (int axis = even ? -1 : 0; axis < (even ? 0 : 3); ++axis)
+    for (int q = 1; q < L::Q; ++q) {
+      const int along = axis < 0 ? 1 : L::c(q, axis);
+      if (along == 0) continue;
+      const MrtMomentShortcut candidate{-MrtBasis<L>::moment(row, q) * along, axis};  // along is +-1
+      const int terms = mrtShortcutTerms<L>(row, candidate);
+      if (terms < fewest) {
+        fewest = terms;
+        best = candidate;
+      }
+    }
+  return best;
+}
+
+// f - f_eq + F/2 of the pairs (q, q + 1) of opposite velocities (Lattice.hpp), as their sums and
+// differences.
+template <int Pairs>
+struct MrtPairs {
+  float sum[Pairs], difference[Pairs];
+};
+
 // The collision operator. The basis is compile-time data (MrtBasis): with the loops unrolled,
 // every coefficient is an integer constant, zero terms vanish and +-1 terms cost an add, so the
 // projections cost only the non-zero entries. The operator carries how each row's rate is set,
@@ -208,9 +261,9 @@ struct Mrt {
   // The rate of the rows from MrtSharedRate<L>::firstRow on, in the same form:
   // sharedShear * shear + sharedMagic * magic + sharedFixed (all zero where no rows share one).
   float sharedShear = 0.0f, sharedMagic = 0.0f, sharedFixed = 0.0f;
-  // The shear and magic rates at the tau the operator was made with (rateTau), worked out once: a
-  // node relaxing at it (no LES) skips two divisions.
-  float rateTau = 1.0f, shearAtTau = 1.0f, magicAtTau = 1.0f;
+  // The rows' factors (and the shared rate) at the tau the operator was made with (rateTau), worked
+  // out once: a node relaxing at it (no LES) skips two divisions and two multiply-adds a row.
+  float rateTau = 1.0f, factorAtTau[kMaxQ] = {}, sharedRateAtTau = 0.0f;
 
   // `rates(row, shear)` gives every row's rate for a shear rate (MrtBasis<L>::rate's form).
   template <class L, class Rates>
@@ -218,8 +271,6 @@ struct Mrt {
     Mrt mrt;
     mrt.tau = tau;
     mrt.rateTau = tau;
-    mrt.shearAtTau = 1.0f / tau;
-    mrt.magicAtTau = mrtMagicRate(mrt.shearAtTau);
     for (int row = 0; row < L::Q; ++row) {
       if (mrtRowConserved<L>(row)) continue;
       // A row's rate is the shear rate, follows it (the magic relation) or is fixed.
@@ -245,6 +296,11 @@ struct Mrt {
       mrt.magicFactor[row] = ((mrt.kind[row] == Magic ? 1.0f : 0.0f) - mrt.sharedMagic) * inverseNorm;
       mrt.fixedFactor[row] = ((mrt.kind[row] == Fixed ? rates(row, 1.0f / tau) : 0.0f) - mrt.sharedFixed) * inverseNorm;
     }
+    // As rowFactor and sharedRate, with the multiply-adds fused as a GPU kernel fuses them.
+    const float shear = 1.0f / tau, magic = mrtMagicRate(shear);
+    for (int row = 0; row < L::Q; ++row)
+      mrt.factorAtTau[row] = std::fma(mrt.shearFactor[row], shear, std::fma(mrt.magicFactor[row], magic, mrt.fixedFactor[row]));
+    mrt.sharedRateAtTau = std::fma(mrt.sharedShear, shear, std::fma(mrt.sharedMagic, magic, mrt.sharedFixed));
     return mrt;
   }
   // The published rates for lattice L with the shear rate 1/tau.
@@ -267,20 +323,39 @@ struct Mrt {
     const NodeState node = nodeState<L, Scale>(g, acceleration, molecularTau, les, gradient);
     const float rho = node.rho;
     const Vector3 u = node.u;
-    const bool atTau = node.tau == rateTau;
-    const float shear = atTau ? shearAtTau : 1.0f / node.tau;
-    const float magic = atTau ? magicAtTau : mrtMagicRate(shear);
-    float shifted[L::Q];  // f - f_eq + F/2
+    // f - f_eq + F/2 by pairs (q, q + 1) of opposite velocities: their sum and difference, straight
+    // from the pair's sum and difference of g (the same terms moments() formed) less twice the
+    // pair's even and odd equilibrium parts (Equilibrium); the rest velocity apart.
+    const Equilibrium<L, Scale> twice(rho, u, 2.0f);
+    constexpr int kPairs = (L::Q - 1) / 2;
+    MrtPairs<kPairs> pairs;
+    float restShifted = g[0] - 0.5f * twice.even(0, 0.0f);
+    if constexpr (Forced) {
+      const float source = guoSource<L, Scale>(0, rho, u, acceleration);
+      restShifted += 0.5f * source;
+      g[0] += source;
+    }
     OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) {
-      shifted[q] = g[q] - equilibriumDeviation<L, Scale>(q, rho, u);
+    for (int p = 0; p < kPairs; ++p) {
+      const int q = 2 * p + 1;
+      const float cu = velocityDot<L>(q, u);
+      pairs.sum[p] = (g[q] + g[q + 1]) - twice.even(q, cu);
+      pairs.difference[p] = (g[q] - g[q + 1]) - twice.odd(q, cu);
       if constexpr (Forced) {
         const float source = guoSource<L, Scale>(q, rho, u, acceleration);
-        shifted[q] += 0.5f * source;
+        const float opposite = guoSource<L, Scale>(q + 1, rho, u, acceleration);
+        pairs.sum[p] += 0.5f * (source + opposite);
+        pairs.difference[p] += 0.5f * (source - opposite);
         g[q] += source;
+        g[q + 1] += opposite;
       }
     }
-    relaxRows<L>(g, shifted, shear, magic, std::make_integer_sequence<int, L::Q>{});
+    if (node.tau == rateTau) {
+      relaxRows<L, true>(g, restShifted, pairs, 0.0f, 0.0f, std::make_integer_sequence<int, L::Q>{});
+    } else {
+      const float shear = 1.0f / node.tau;
+      relaxRows<L, false>(g, restShifted, pairs, shear, mrtMagicRate(shear), std::make_integer_sequence<int, L::Q>{});
+    }
     return node;
   }
 
@@ -332,11 +407,12 @@ private:
     }
   }
 
-  // g -= M^T diag(s / |row|^2) M shifted, a row at a time; the row is a template argument so its
-  // norm, parity and whether it is conserved are constants, and the coefficients fold once q
-  // unrolls. Every row is a polynomial of even or odd degree in c (mrtRowParity), so it takes equal
-  // values on a velocity and its opposite, or opposite values: a row's moment needs only the sums
-  // (even rows) or differences (odd rows) of the pairs (q, q + 1) of `shifted`, and its
+  // g -= M^T diag(s / |row|^2) M shifted (shifted = f - f_eq + F/2, given as the rest velocity's
+  // value and the pairs'), a row at a time; the row is a template argument so its norm, parity and
+  // whether it is conserved are constants, and the coefficients fold once q unrolls. Every row is a
+  // polynomial of even or odd degree in c (mrtRowParity), so it takes equal values on a velocity
+  // and its opposite, or opposite values: a row's moment needs only the sums (even rows) or
+  // differences (odd rows) of the pairs (q, q + 1) of `shifted`, and its
   // back-projection is the same on both members of a pair (even rows) or of opposite sign (odd
   // rows). Each way that is half the terms of the full projection.
   // Rows sharing one rate s (MrtSharedRate) are never projected on: the rows are orthogonal and
@@ -344,27 +420,40 @@ private:
   // and M^T S M = s I + sum over the other rows of (s_row - s) row row^T / |row|^2 (the factors
   // hold s_row - s). The conserved rows' moments of `shifted` vanish (the equilibrium has the
   // node's density and velocity, and the half force makes up for the Guo source's momentum), so
-  // those rows need no term: for D3Q27 that is 9 rows projected each way instead of 23.
-  template <class L, int... Rows>
-  OCTO_HD OCTO_INLINE void relaxRows(float (&g)[L::Q], const float (&shifted)[L::Q], float shear, float magic,
-                                     std::integer_sequence<int, Rows...>) const {
+  // those rows need no term (for D3Q27 that is 9 rows projected each way instead of 23), and a
+  // row's moment may take a multiple of them (MrtMomentShortcut: D3Q19's forward projection has
+  // 50 pair and rest terms instead of 83).
+  // A row's factor, and the shared rate, for the shear and magic rates given.
+  OCTO_HD OCTO_INLINE float rowFactor(int row, float shear, float magic) const {
+    return shearFactor[row] * shear + (magicFactor[row] * magic + fixedFactor[row]);
+  }
+  OCTO_HD OCTO_INLINE float sharedRate(float shear, float magic) const {
+    return sharedShear * shear + (sharedMagic * magic + sharedFixed);
+  }
+  // AtTau: the node relaxes at rateTau, the factors worked out once (shear and magic unused).
+  template <class L, bool AtTau, int... Rows>
+  OCTO_HD OCTO_INLINE void relaxRows(float (&g)[L::Q], float restShifted, const MrtPairs<(L::Q - 1) / 2>& pairs,
+                                     float shear, float magic, std::integer_sequence<int, Rows...>) const {
     constexpr int kPairs = (L::Q - 1) / 2;
-    MrtPairs<kPairs> pairs;
-    OCTO_UNROLL
-    for (int p = 0; p < kPairs; ++p) {
-      pairs.sum[p] = shifted[2 * p + 1] + shifted[2 * p + 2];
-      pairs.difference[p] = shifted[2 * p + 1] - shifted[2 * p + 2];
-    }
-    if constexpr (MrtSharedRate<L>::firstRow < L::Q) {
-      const float sharedRate = sharedShear * shear + (sharedMagic * magic + sharedFixed);
-      OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) g[q] -= sharedRate * shifted[q];
-    }
-    // Accumulators start at -0: x + -0 is x for every x, so the first term costs no add.
+    // What each member of a pair loses: symmetric + antisymmetric, and symmetric - antisymmetric for
+    // its opposite. The rows sharing one rate s take s shifted, half the pair's sum and difference
+    // each way. Without such rows the accumulators start at -0: x + -0 is x for every x, so the
+    // first term costs no add.
     float rest = -0.0f, symmetric[kPairs], antisymmetric[kPairs];
-    OCTO_UNROLL
-    for (int p = 0; p < kPairs; ++p) symmetric[p] = antisymmetric[p] = -0.0f;
-    (relaxRow<L, Rows>(shifted[0], pairs, shear, magic, rest, symmetric, antisymmetric), ...);
+    if constexpr (MrtSharedRate<L>::firstRow < L::Q) {
+      const float shared = AtTau ? sharedRateAtTau : sharedRate(shear, magic);
+      const float halfShared = 0.5f * shared;
+      rest = shared * restShifted;
+      OCTO_UNROLL
+      for (int p = 0; p < kPairs; ++p) {
+        symmetric[p] = halfShared * pairs.sum[p];
+        antisymmetric[p] = halfShared * pairs.difference[p];
+      }
+    } else {
+      OCTO_UNROLL
+      for (int p = 0; p < kPairs; ++p) symmetric[p] = antisymmetric[p] = -0.0f;
+    }
+    (relaxRow<L, AtTau, Rows>(restShifted, pairs, shear, magic, rest, symmetric, antisymmetric), ...);
     g[0] -= rest;
     OCTO_UNROLL
     for (int p = 0; p < kPairs; ++p) {
@@ -372,25 +461,23 @@ private:
       g[2 * p + 2] -= symmetric[p] - antisymmetric[p];
     }
   }
-  template <int Pairs>
-  struct MrtPairs {
-    float sum[Pairs], difference[Pairs];
-  };
-  template <class L, int Row, int Pairs>
+  template <class L, bool AtTau, int Row, int Pairs>
   OCTO_HD OCTO_INLINE void relaxRow(float restShifted, const MrtPairs<Pairs>& pairs, float shear, float magic,
                                     float& rest, float (&symmetric)[Pairs], float (&antisymmetric)[Pairs]) const {
     if constexpr (!mrtRowConserved<L>(Row) && Row < MrtSharedRate<L>::firstRow) {
       constexpr int parity = mrtRowParity<L>(Row);
       static_assert(parity != 0, "an MRT basis row is a polynomial of even or odd degree in c");
-      constexpr int restCoefficient = MrtBasis<L>::moment(Row, 0);
+      constexpr MrtMomentShortcut shortcut = mrtMomentShortcut<L>(Row);
+      constexpr int restShortcut = mrtShortcutCoefficient<L>(Row, 0, shortcut);
       float m = -0.0f;
-      if (restCoefficient != 0) m += static_cast<float>(restCoefficient) * restShifted;
+      if (restShortcut != 0) m += static_cast<float>(restShortcut) * restShifted;
       OCTO_UNROLL
       for (int p = 0; p < Pairs; ++p) {
-        const int coefficient = MrtBasis<L>::moment(Row, 2 * p + 1);
+        const int coefficient = mrtShortcutCoefficient<L>(Row, 2 * p + 1, shortcut);
         if (coefficient != 0) m += static_cast<float>(coefficient) * (parity > 0 ? pairs.sum[p] : pairs.difference[p]);
       }
-      const float relaxed = (shearFactor[Row] * shear + (magicFactor[Row] * magic + fixedFactor[Row])) * m;
+      constexpr int restCoefficient = MrtBasis<L>::moment(Row, 0);
+      const float relaxed = (AtTau ? factorAtTau[Row] : rowFactor(Row, shear, magic)) * m;
       if (restCoefficient != 0) rest += static_cast<float>(restCoefficient) * relaxed;
       OCTO_UNROLL
       for (int p = 0; p < Pairs; ++p) {
