@@ -10,7 +10,6 @@
 // d'Humieres 2002), so MRT with every rate 1/tau is BGK. Guo forcing in moment space
 // (Guo & Zheng, Phys. Rev. E 77, 036707 (2008)): f* = f + F - M^-1 S M (f - f_eq + F/2).
 // Rows are mutually orthogonal, so M^-1 = M^T diag(1/|row|^2).
-#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -296,11 +295,9 @@ struct Mrt {
       mrt.magicFactor[row] = ((mrt.kind[row] == Magic ? 1.0f : 0.0f) - mrt.sharedMagic) * inverseNorm;
       mrt.fixedFactor[row] = ((mrt.kind[row] == Fixed ? rates(row, 1.0f / tau) : 0.0f) - mrt.sharedFixed) * inverseNorm;
     }
-    // As rowFactor and sharedRate, with the multiply-adds fused as a GPU kernel fuses them.
     const float shear = 1.0f / tau, magic = mrtMagicRate(shear);
-    for (int row = 0; row < L::Q; ++row)
-      mrt.factorAtTau[row] = std::fma(mrt.shearFactor[row], shear, std::fma(mrt.magicFactor[row], magic, mrt.fixedFactor[row]));
-    mrt.sharedRateAtTau = std::fma(mrt.sharedShear, shear, std::fma(mrt.sharedMagic, magic, mrt.sharedFixed));
+    for (int row = 0; row < L::Q; ++row) mrt.factorAtTau[row] = mrt.rowFactor(row, shear, magic);
+    mrt.sharedRateAtTau = mrt.sharedRate(shear, magic);
     return mrt;
   }
   // The published rates for lattice L with the shear rate 1/tau.
@@ -350,6 +347,8 @@ struct Mrt {
         g[q + 1] += opposite;
       }
     }
+    // Two copies of the relaxation: at rateTau with the factors worked out once (constant operands,
+    // no registers), elsewhere from the node's rate.
     if (node.tau == rateTau) {
       relaxRows<L, true>(g, restShifted, pairs, 0.0f, 0.0f, std::make_integer_sequence<int, L::Q>{});
     } else {
@@ -407,6 +406,14 @@ private:
     }
   }
 
+  // A row's factor, and the shared rate, for the shear and magic rates given.
+  OCTO_HD OCTO_INLINE float rowFactor(int row, float shear, float magic) const {
+    return shearFactor[row] * shear + (magicFactor[row] * magic + fixedFactor[row]);
+  }
+  OCTO_HD OCTO_INLINE float sharedRate(float shear, float magic) const {
+    return sharedShear * shear + (sharedMagic * magic + sharedFixed);
+  }
+
   // g -= M^T diag(s / |row|^2) M shifted (shifted = f - f_eq + F/2, given as the rest velocity's
   // value and the pairs'), a row at a time; the row is a template argument so its norm, parity and
   // whether it is conserved are constants, and the coefficients fold once q unrolls. Every row is a
@@ -423,37 +430,33 @@ private:
   // those rows need no term (for D3Q27 that is 9 rows projected each way instead of 23), and a
   // row's moment may take a multiple of them (MrtMomentShortcut: D3Q19's forward projection has
   // 50 pair and rest terms instead of 83).
-  // A row's factor, and the shared rate, for the shear and magic rates given.
-  OCTO_HD OCTO_INLINE float rowFactor(int row, float shear, float magic) const {
-    return shearFactor[row] * shear + (magicFactor[row] * magic + fixedFactor[row]);
-  }
-  OCTO_HD OCTO_INLINE float sharedRate(float shear, float magic) const {
-    return sharedShear * shear + (sharedMagic * magic + sharedFixed);
-  }
-  // AtTau: the node relaxes at rateTau, the factors worked out once (shear and magic unused).
+  // AtTau: the node relaxes at rateTau (shear and magic unused).
   template <class L, bool AtTau, int... Rows>
   OCTO_HD OCTO_INLINE void relaxRows(float (&g)[L::Q], float restShifted, const MrtPairs<(L::Q - 1) / 2>& pairs,
                                      float shear, float magic, std::integer_sequence<int, Rows...>) const {
     constexpr int kPairs = (L::Q - 1) / 2;
-    // What each member of a pair loses: symmetric + antisymmetric, and symmetric - antisymmetric for
-    // its opposite. The rows sharing one rate s take s shifted, half the pair's sum and difference
-    // each way. Without such rows the accumulators start at -0: x + -0 is x for every x, so the
-    // first term costs no add.
-    float rest = -0.0f, symmetric[kPairs], antisymmetric[kPairs];
+    // The rows sharing one rate s take s shifted from every population at once (half the pair's
+    // sum and difference each way), before the other rows' accumulators are live: started with
+    // it, they held 26 more values through the projections, and D3Q27 spilled at 64 registers.
     if constexpr (MrtSharedRate<L>::firstRow < L::Q) {
       const float shared = AtTau ? sharedRateAtTau : sharedRate(shear, magic);
       const float halfShared = 0.5f * shared;
-      rest = shared * restShifted;
+      g[0] -= shared * restShifted;
       OCTO_UNROLL
       for (int p = 0; p < kPairs; ++p) {
-        symmetric[p] = halfShared * pairs.sum[p];
-        antisymmetric[p] = halfShared * pairs.difference[p];
+        g[2 * p + 1] -= halfShared * (pairs.sum[p] + pairs.difference[p]);
+        g[2 * p + 2] -= halfShared * (pairs.sum[p] - pairs.difference[p]);
       }
-    } else {
-      OCTO_UNROLL
-      for (int p = 0; p < kPairs; ++p) symmetric[p] = antisymmetric[p] = -0.0f;
     }
-    (relaxRow<L, AtTau, Rows>(restShifted, pairs, shear, magic, rest, symmetric, antisymmetric), ...);
+    // What each member of a pair loses: symmetric + antisymmetric, and symmetric - antisymmetric for
+    // its opposite. The accumulators start at -0: x + -0 is x for every x, so the first term costs
+    // no add.
+    float rest = -0.0f, symmetric[kPairs], antisymmetric[kPairs];
+    OCTO_UNROLL
+    for (int p = 0; p < kPairs; ++p) symmetric[p] = antisymmetric[p] = -0.0f;
+    // Odd rows first: the pairs' differences are dead before the even rows' accumulators fill.
+    (relaxRow<L, AtTau, -1, Rows>(restShifted, pairs, shear, magic, rest, symmetric, antisymmetric), ...);
+    (relaxRow<L, AtTau, 1, Rows>(restShifted, pairs, shear, magic, rest, symmetric, antisymmetric), ...);
     g[0] -= rest;
     OCTO_UNROLL
     for (int p = 0; p < kPairs; ++p) {
@@ -461,12 +464,12 @@ private:
       g[2 * p + 2] -= symmetric[p] - antisymmetric[p];
     }
   }
-  template <class L, bool AtTau, int Row, int Pairs>
+  template <class L, bool AtTau, int Parity, int Row, int Pairs>
   OCTO_HD OCTO_INLINE void relaxRow(float restShifted, const MrtPairs<Pairs>& pairs, float shear, float magic,
                                     float& rest, float (&symmetric)[Pairs], float (&antisymmetric)[Pairs]) const {
-    if constexpr (!mrtRowConserved<L>(Row) && Row < MrtSharedRate<L>::firstRow) {
-      constexpr int parity = mrtRowParity<L>(Row);
-      static_assert(parity != 0, "an MRT basis row is a polynomial of even or odd degree in c");
+    static_assert(mrtRowParity<L>(Row) != 0, "an MRT basis row is a polynomial of even or odd degree in c");
+    if constexpr (!mrtRowConserved<L>(Row) && Row < MrtSharedRate<L>::firstRow && mrtRowParity<L>(Row) == Parity) {
+      constexpr int parity = Parity;
       constexpr MrtMomentShortcut shortcut = mrtMomentShortcut<L>(Row);
       constexpr int restShortcut = mrtShortcutCoefficient<L>(Row, 0, shortcut);
       float m = -0.0f;
