@@ -215,7 +215,8 @@ OCTO_HD constexpr int mrtShortcutTerms(int row, const MrtMomentShortcut& shortcu
   return terms;
 }
 
-// The shortcut with the fewest terms: each candidate zeroes one velocity's coefficient.
+// The shortcut with the fewest terms: each candidate zeroes one moving velocity's coefficient (one
+// that zeroes the rest velocity's leaves no basis here fewer terms).
 template <class L>
 OCTO_HD constexpr MrtMomentShortcut mrtMomentShortcut(int row) {
   MrtMomentShortcut best;
