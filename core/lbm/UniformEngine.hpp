@@ -127,6 +127,9 @@ private:
     return S::kind == StorageKind::Fp16 && L::Q == 19 && !forced && !csm && (!odd || kMrt);
   }
   static constexpr int kPairBlocksPerSm = 3;
+  // MRT's pairs hold the waiting node's values two a register (BulkPairStep, HoldPacked): they
+  // spilled at 80 registers without; BGK's do not spill and lose to the byte permutes (H200).
+  static constexpr bool kPairsHoldPacked = kMrt;
   template <bool Odd, bool Csm>
   void bulkStepOf(bool forced, const NodeBox& box, Value* values, const VelocityTap& tap,
                   const LesVelocityValue* velocityIn = nullptr, LesVelocityValue* velocityOut = nullptr) {
@@ -139,8 +142,8 @@ private:
     if constexpr (pairsPay(Odd, Forced, Csm)) {
       if (nodePairs_ && pairsFit(grid_.extent, box)) {
         queues_.compute.template parallelFor3<kPairBlocksPerSm>(
-            pairBoxOf(box), BulkPairStep<L, Collision, Odd>{grid_, collision_, {values, nodeCount()}, tap,
-                                                                    box.lo[0] + box.size.nx});
+            pairBoxOf(box), BulkPairStep<L, Collision, Odd, kPairsHoldPacked>{
+                                grid_, collision_, {values, nodeCount()}, tap, box.lo[0] + box.size.nx});
         return;
       }
     }
