@@ -94,10 +94,10 @@ OCTO_HD OCTO_INLINE std::uint32_t highHalves(std::uint32_t first, std::uint32_t 
 // width ends on a pair's A). The lean kernel form only: no body force, no CSM (pairsPay).
 // HoldPacked: while one node collides, the other's values of the pairs (q, q + 1) wait two a
 // register (B's arrivals, then A's results), at the cost of 3 (Q - 1) / 2 byte permutes more a
-// pair (the conversions are as many). Held one a register, they and MRT's own values passed the register
-// budget of three resident blocks (D3Q19 MRT spilled 36-44 bytes at 80 registers; packed it spills
-// none and runs 6.6 % faster on an H200); BGK, which does not spill, loses 1.2 % with them
-// (UniformEngine.hpp, pairsHoldPacked).
+// pair (the conversions are as many). Held one a register, they and MRT's own values passed the
+// register budget of three resident blocks (D3Q19 MRT spilled 36-44 bytes at 80 registers; packed
+// it spills none and runs 6.3-6.6 % faster on an H200); BGK, which does not spill, loses 1.2 %
+// with them (UniformEngine.hpp, kPairsHoldPacked).
 template <class L, class Collision, bool Odd, bool HoldPacked>
 struct BulkPairStep {
   GridView grid;
