@@ -102,8 +102,10 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
   // Bare: the solver alone, after a warm-up.
   solver.initialize(nullptr, velocity.data());
   solver.advance(10);
+  solver.synchronize();
   auto start = std::chrono::steady_clock::now();
   solver.advance(r.steps);
+  solver.synchronize();
   r.bareSecondsPerStep = secondsSince(start) / static_cast<double>(r.steps);
 
   // In situ: the run loop's work (apps/RunCommand.cpp), each part timed on the host.
@@ -124,20 +126,23 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
     ++r.moves;
     solver.advance(stride);  // a move waiting for the step is made in it
   }
+  solver.synchronize();
   r.movesOnlySecondsPerStep = secondsSince(start) / static_cast<double>(r.steps);
   r.tappedMoves = solver.tappedMoves() - tappedBefore;
   // The same loop without the moves: what advancing in strides costs by itself (each advance
-  // returns once its steps are done, so the GPU idles while the next ones are launched).
+  // returns once all but its last step are done: the host queues the next while that one runs).
   solver.initialize(nullptr, velocity.data());
   start = std::chrono::steady_clock::now();
   for (long long step = 0; step < r.steps; step += r.tracersEvery)
     solver.advance(std::min<long long>(r.tracersEvery, r.steps - step));
+  solver.synchronize();
   r.stridedSecondsPerStep = secondsSince(start) / static_cast<double>(r.steps);
   // The bare steps once more, right after: the faster of the two timings is the bare step (the
   // moves are told by a difference, so a slow first timing, caches or clocks, must not count).
   solver.initialize(nullptr, velocity.data());
   start = std::chrono::steady_clock::now();
   solver.advance(r.steps);
+  solver.synchronize();
   r.bareSecondsPerStep = std::min(r.bareSecondsPerStep, secondsSince(start) / static_cast<double>(r.steps));
   r.stridedSecondsPerStep = std::max(r.stridedSecondsPerStep, r.bareSecondsPerStep);
   // The whole in-situ loop.
@@ -164,6 +169,7 @@ InSituBenchmarkResult runInSituBenchmark(const InSituBenchmarkOptions& options) 
     extracts.moveTracers(static_cast<int>(stride));
     solver.advance(stride);
   }
+  solver.synchronize();
   r.inSituSecondsPerStep = secondsSince(loopStart) / static_cast<double>(r.steps);
   r.tracersAlive = extracts.tracers().count;
   // Last (the tracers move on): the moves back to back, no steps between them (the flow held),

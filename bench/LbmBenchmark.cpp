@@ -36,12 +36,14 @@ void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& res
         if constexpr (!std::is_same_v<HaloTimes, std::nullptr_t>) {
           const auto before = haloTimes();
           solver.advance(steps);
+          solver.synchronize();
           const auto after = haloTimes();
           result.haloSecondsPerStep = (after.total - before.total) / steps;
           result.haloWaitSecondsPerStep = (after.waitingForCopies - before.waitingForCopies) / steps;
           result.haloMpiSecondsPerStep = (after.inMpi - before.inMpi) / steps;
         } else {
           solver.advance(steps);
+          solver.synchronize();
         }
       },
       requestedSteps, true, 10000);

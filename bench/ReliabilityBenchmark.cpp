@@ -50,7 +50,12 @@ int runReliabilityBenchmark(const ReliabilityFlags& flags) {
   const io::CaseDescription d = io::parseCase(caseText(flags.solver, n), "bench reliability");
   const std::unique_ptr<sim::Simulation> simulation = d.solverCase->create(d, sim::CreateOptions{backend, false});
   simulation->advance(4);
-  const TimedSteps timed = timeSteps([&](long long steps) { simulation->advance(steps); }, 0, true, 100000);
+  const TimedSteps timed = timeSteps(
+      [&](long long steps) {
+        simulation->advance(steps);
+        simulation->synchronize();
+      },
+      0, true, 100000);
   const double stepSeconds = timed.seconds / static_cast<double>(timed.steps);
 
   // Each check follows a step, so the fields it searches are computed anew, as in a run.
@@ -58,6 +63,7 @@ int runReliabilityBenchmark(const ReliabilityFlags& flags) {
   sim::FieldFault fault;
   for (int c = 0; c < flags.checks; ++c) {
     simulation->advance(2);
+    simulation->synchronize();
     const auto start = std::chrono::steady_clock::now();
     if (!sim::fieldsAreSane(*simulation, fault)) throw Error("the benchmark's flow diverged: " + fault.describe());
     checkSeconds += secondsSince(start);

@@ -65,6 +65,7 @@ public:
 #endif
     solver_->advance(steps);
   }
+  void synchronize() override { local().synchronize(); }
   void recordTimeline(Index step) override { local().recordTimeline(step); }
   std::vector<sim::TimelineMark> timeline() const override { return local().timeline(); }
 

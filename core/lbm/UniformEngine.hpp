@@ -103,6 +103,8 @@ public:
   void markTimeline(bool onHaloQueue) override { queues_.markTimeline(onHaloQueue); }
   std::vector<double> stopTimeline() override { return queues_.stopTimeline(); }
   void synchronize() override { queues_.synchronize(); }
+  void markQueued() override { queues_.markQueued(); }
+  void waitForMarked() override { queues_.waitForMarked(); }
 
 private:
   // Resident 256-thread blocks per SM the bulk kernels ask the CUDA register allocator for: the

@@ -301,6 +301,7 @@ void UniformSolver::advance(Index steps) {
   }
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
+    if (s + 1 == steps) engine_->markQueued();  // all steps but this one
     if (timeline_.begin(step_)) {
       engine_->startTimeline();
       markTimeline("step started", false);
@@ -336,7 +337,10 @@ void UniformSolver::advance(Index steps) {
     }
     if (timeline_.recording()) timeline_.end(engine_->stopTimeline());
   }
-  engine_->synchronize();
+  if (haloExchange_ || steps <= 0)
+    engine_->synchronize();
+  else
+    engine_->waitForMarked();
 }
 
 void UniformSolver::markTimeline(const char* what, bool haloQueue, int axis) {

@@ -47,7 +47,7 @@ struct UniformSolverConfig {
   // [lbm.blocking]: several steps a launch (lbm/blocking); off by default.
   TemporalBlocking blocking;
   // FP16 bulk steps on CUDA update two nodes a thread where the grid's rows allow it
-  // (lbm/BulkPairStep.cuh); false: one node a thread (`bench lbm --nodes-per-thread 1`).
+  // (lbm/BulkPairStep.hpp); false: one node a thread (`bench lbm --nodes-per-thread 1`).
   bool fp16NodePairs = true;
 };
 
@@ -115,6 +115,8 @@ public:
   virtual void computeAfterHalo() = 0;  // and the reverse
   virtual void synchronizeHalo() = 0;
   virtual void synchronize() = 0;       // both queues
+  virtual void markQueued() = 0;        // the compute work queued so far, which
+  virtual void waitForMarked() = 0;     // this waits for
   // Marks on the queues while recording; their times (microseconds after the first) at the end.
   virtual void startTimeline() = 0;
   virtual void markTimeline(bool onHaloQueue) = 0;
@@ -136,6 +138,11 @@ public:
   // Equilibrium populations for host arrays of density (nodeCount) and velocity (3 * nodeCount,
   // xyz per node); a null array means rho = 1 or u = 0. Resets the step counter.
   void initialize(const float* density = nullptr, const float* velocity = nullptr);
+  // Runs `steps` steps. On one rank it returns once all but the last are done: the last (and the
+  // tracer move riding on it) still runs on the GPU while the caller queues the next work, so a
+  // run that advances a step at a time (tracers moved every step) leaves no gap between steps.
+  // Everything that reads the state waits for it (fields, checkpoints, tracers: the default
+  // stream); timings call synchronize(). Over several ranks it returns with every step done.
   void advance(Index steps);
   // Waits until the work queued so far (tracer moves included) is done.
   void synchronize() { engine_->synchronize(); }

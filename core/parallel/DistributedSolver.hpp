@@ -33,6 +33,7 @@ public:
   DistributedSolver& operator=(const DistributedSolver&) = delete;
 
   void advance(Index steps);  // collective
+  void synchronize() { local_->synchronize(); }  // (lbm::UniformSolver::advance)
   Index step() const { return local_->step(); }
   int rank() const { return rank_; }
   int ranks() const { return ranks_; }

@@ -118,8 +118,11 @@ public:
   // Lattice node updates a step makes (progress in MLUPS): the grid's nodes, or, with levels, every
   // point as often as its level steps.
   virtual double nodeUpdatesPerStep() const { return static_cast<double>(extent().cellCount()); }
-  // Collective over the ranks of a run.
+  // Collective over the ranks of a run. A solver on a GPU may return with its last step still
+  // running there (lbm::UniformSolver::advance): whatever reads the state waits for it.
   virtual void advance(Index steps) = 0;
+  // Waits until the work advance() queued is done: for timings.
+  virtual void synchronize() {}
 
   // The timeline of step `step` when advance() runs it (`octoflow bench ... --timeline`): this
   // rank's marks, afterwards. A solver that records none leaves it empty.

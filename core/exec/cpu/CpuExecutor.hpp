@@ -50,6 +50,8 @@ struct CpuQueues {
   void haloAfterCompute() {}
   void computeAfterHalo() {}
   void synchronize() {}
+  void markQueued() {}
+  void waitForMarked() {}
 
   // A timeline (see CudaQueues): here the host times of the calls, which run the work.
   void startTimeline() {

@@ -111,10 +111,12 @@ public:
     OCTO_CUDA_CHECK(cudaStreamCreateWithPriority(&halo.stream, cudaStreamNonBlocking, greatest));
     OCTO_CUDA_CHECK(cudaEventCreateWithFlags(&computeMark_, cudaEventDisableTiming));
     OCTO_CUDA_CHECK(cudaEventCreateWithFlags(&haloMark_, cudaEventDisableTiming));
+    OCTO_CUDA_CHECK(cudaEventCreateWithFlags(&queuedMark_, cudaEventDisableTiming));
   }
   ~CudaQueues() {
     cudaStreamSynchronize(halo.stream);
     for (cudaEvent_t mark : timelineMarks_) cudaEventDestroy(mark);
+    cudaEventDestroy(queuedMark_);
     cudaEventDestroy(haloMark_);
     cudaEventDestroy(computeMark_);
     cudaStreamDestroy(halo.stream);
@@ -130,6 +132,10 @@ public:
     halo.synchronize();
     compute.synchronize();
   }
+  // Marks the work queued on `compute` so far; waitForMarked() returns once that is done, while
+  // the device goes on with what was queued after the mark.
+  void markQueued() { OCTO_CUDA_CHECK(cudaEventRecord(queuedMark_, compute.stream)); }
+  void waitForMarked() { OCTO_CUDA_CHECK(cudaEventSynchronize(queuedMark_)); }
 
   // A timeline of queued work: marks on either stream while recording, read back as microseconds
   // after the first one once the work is done.
@@ -163,7 +169,7 @@ private:
     OCTO_CUDA_CHECK(cudaEventRecord(mark, first.stream));
     OCTO_CUDA_CHECK(cudaStreamWaitEvent(then.stream, mark, 0));
   }
-  cudaEvent_t computeMark_ = nullptr, haloMark_ = nullptr;
+  cudaEvent_t computeMark_ = nullptr, haloMark_ = nullptr, queuedMark_ = nullptr;
   std::vector<cudaEvent_t> timelineMarks_;
   std::size_t marksUsed_ = 0;
   bool recording_ = false;
