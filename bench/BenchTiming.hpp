@@ -76,6 +76,19 @@ TimedSteps timeSteps(Advance&& advance, long long requestedSteps, bool evenCount
   return timed;
 }
 
+// timeSteps over a solver's advance(n) (a sim::Simulation, lbm::UniformSolver): each timed call
+// also waits for its steps to finish, since advance() may return with its last step still running
+// on the device (sim::Simulation::synchronize).
+template <class Solver>
+TimedSteps timeAdvance(Solver& solver, long long requestedSteps, bool evenCount, long long maxSteps) {
+  return timeSteps(
+      [&](long long steps) {
+        solver.advance(steps);
+        solver.synchronize();
+      },
+      requestedSteps, evenCount, maxSteps);
+}
+
 // `--digest`: a 64-bit FNV-1a fingerprint of a run's final state, printed as 16 hex digits. Runs
 // of the same command on any number of ranks or GPUs must print the same one (bit-identical
 // results); one flipped bit changes it.

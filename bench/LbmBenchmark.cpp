@@ -30,10 +30,11 @@ namespace {
 // (DistributedSolver::HaloTimes), if any, around the timed steps.
 template <class Solver, class HaloTimes = std::nullptr_t>
 void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& result, HaloTimes haloTimes = nullptr) {
-  // The last call is the timed one: its halo times stay.
-  const TimedSteps timed = bench::timeSteps(
-      [&](long long steps) {
-        if constexpr (!std::is_same_v<HaloTimes, std::nullptr_t>) {
+  TimedSteps timed;
+  if constexpr (!std::is_same_v<HaloTimes, std::nullptr_t>) {
+    // The last call is the timed one: its halo times stay.
+    timed = bench::timeSteps(
+        [&](long long steps) {
           const auto before = haloTimes();
           solver.advance(steps);
           solver.synchronize();
@@ -41,12 +42,11 @@ void timeSteps(Solver& solver, long long requestedSteps, LbmBenchmarkResult& res
           result.haloSecondsPerStep = (after.total - before.total) / steps;
           result.haloWaitSecondsPerStep = (after.waitingForCopies - before.waitingForCopies) / steps;
           result.haloMpiSecondsPerStep = (after.inMpi - before.inMpi) / steps;
-        } else {
-          solver.advance(steps);
-          solver.synchronize();
-        }
-      },
-      requestedSteps, true, 10000);
+        },
+        requestedSteps, true, 10000);
+  } else {
+    timed = timeAdvance(solver, requestedSteps, true, 10000);
+  }
   result.steps = timed.steps;
   result.seconds = timed.seconds;
 }

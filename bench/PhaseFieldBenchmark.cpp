@@ -53,12 +53,7 @@ int runPhaseFieldBenchmark(const PhaseFieldFlags& flags) {
   // The timeline's step: the first of the timed run (after the warm-up and timeSteps' two).
   const long long timelineStep = simulation->step() + 2;
   if (flags.timeline) simulation->recordTimeline(timelineStep);
-  const TimedSteps timed = timeSteps(
-      [&](long long steps) {
-        simulation->advance(steps);
-        simulation->synchronize();
-      },
-      flags.steps, false, 100000);
+  const TimedSteps timed = timeAdvance(*simulation, flags.steps, false, 100000);
   const long long steps = timed.steps;
   const double seconds = timed.seconds;
   const double glups = points * steps / seconds / 1e9;

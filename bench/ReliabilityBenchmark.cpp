@@ -50,12 +50,7 @@ int runReliabilityBenchmark(const ReliabilityFlags& flags) {
   const io::CaseDescription d = io::parseCase(caseText(flags.solver, n), "bench reliability");
   const std::unique_ptr<sim::Simulation> simulation = d.solverCase->create(d, sim::CreateOptions{backend, false});
   simulation->advance(4);
-  const TimedSteps timed = timeSteps(
-      [&](long long steps) {
-        simulation->advance(steps);
-        simulation->synchronize();
-      },
-      0, true, 100000);
+  const TimedSteps timed = timeAdvance(*simulation, 0, true, 100000);
   const double stepSeconds = timed.seconds / static_cast<double>(timed.steps);
 
   // Each check follows a step, so the fields it searches are computed anew, as in a run.

@@ -301,7 +301,7 @@ void UniformSolver::advance(Index steps) {
   }
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
-    if (s + 1 == steps) engine_->markQueued();  // all steps but this one
+    if (s + 1 == steps && !haloExchange_) engine_->markQueued();  // all steps but this one (one rank)
     if (timeline_.begin(step_)) {
       engine_->startTimeline();
       markTimeline("step started", false);
