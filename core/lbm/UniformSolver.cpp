@@ -299,9 +299,12 @@ void UniformSolver::advance(Index steps) {
     engine_->synchronize();
     return;
   }
+  // On one rank advance() returns once all but its last step are done (the host queues what
+  // follows while that one runs); over several ranks the halo exchange waits for every step.
+  const bool lastStepInFlight = !haloExchange_ && steps > 0;
   for (Index s = 0; s < steps; ++s) {
     const bool odd = oddStep();
-    if (s + 1 == steps && !haloExchange_) engine_->markQueued();  // all steps but this one (one rank)
+    if (s + 1 == steps && lastStepInFlight) engine_->markQueued();
     if (timeline_.begin(step_)) {
       engine_->startTimeline();
       markTimeline("step started", false);
@@ -337,10 +340,10 @@ void UniformSolver::advance(Index steps) {
     }
     if (timeline_.recording()) timeline_.end(engine_->stopTimeline());
   }
-  if (haloExchange_ || steps <= 0)
-    engine_->synchronize();
-  else
+  if (lastStepInFlight)
     engine_->waitForMarked();
+  else
+    engine_->synchronize();
 }
 
 void UniformSolver::markTimeline(const char* what, bool haloQueue, int axis) {
