@@ -9,6 +9,10 @@ namespace octoflow::exec {
 enum class Backend { Cpu, Cuda };
 enum class BackendChoice { Auto, Cpu, Cuda };
 
+// Threads a block of the CUDA executor's 3D launches (parallelFor3): a kernel that keeps a column
+// of shared memory a thread sizes it by this.
+constexpr int kThreadsPerBlock3 = 256;
+
 const char* backendName(Backend backend);
 
 // Parses "auto" | "cpu" | "cuda"; `source` names the flag or key for the error message.

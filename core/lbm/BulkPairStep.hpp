@@ -15,13 +15,20 @@
 // are whole words only where both nodes are bulk nodes; a boundary or obstacle node's value is
 // never written here (the boundary kernel writes those).
 //
-// Measured on an H200 (docs/PERFORMANCE.md): pairs pay on even steps of D3Q19 and on both steps
-// of D3Q19 MRT, where the odd step's half-word accesses cost less than the collision they run
-// beside; on odd steps of D3Q19 BGK, in the forced form and on D3Q27 they lose
-// (UniformEngine.hpp, pairsPay).
+// While one node collides the other's values wait (PairHolding): one a register, two a register,
+// or, on even steps, staged: the pair's words go straight from memory into the thread's own column
+// of shared memory (cp.async, no register held while they are in flight, no barrier: no other
+// thread reads the column), A's results go back into the low halves while B's arrivals wait in
+// the high halves, and a pair needs one node's registers.
+//
+// Measured on an H200 (docs/PERFORMANCE.md): pairs in registers pay on even steps of D3Q19 and on
+// both steps of D3Q19 MRT, where the odd step's half-word accesses cost less than the collision
+// they run beside; staged pairs on even steps of D3Q27, which pairs in registers spill; on odd
+// steps of D3Q19 BGK and of D3Q27 and in the forced form they lose (UniformEngine.hpp, pairsPay).
 #include <cstdint>
 #include <cstring>
 
+#include "exec/Backend.hpp"
 #include "lbm/StreamCollide.hpp"
 
 namespace octoflow::lbm {
@@ -86,20 +93,77 @@ OCTO_HD OCTO_INLINE std::uint32_t lowHalves(std::uint32_t first, std::uint32_t s
 OCTO_HD OCTO_INLINE std::uint32_t highHalves(std::uint32_t first, std::uint32_t second) {
   return first >> 16 | (second & 0xffff0000u);
 }
+// `word` with its low half, or its high half, replaced by `value` rounded as storeScaled rounds.
+OCTO_HD OCTO_INLINE std::uint32_t withLowValue(std::uint32_t word, float value) {
+  return (word & 0xffff0000u) | Fp16Storage::storeScaled(value);
+}
+OCTO_HD OCTO_INLINE std::uint32_t withHighValue(std::uint32_t word, float value) {
+  return (word & 0xffffu) | static_cast<std::uint32_t>(Fp16Storage::storeScaled(value)) << 16;
+}
+
+// A thread's Q words, staged: on a GPU its own column of a block's shared memory (the words of
+// neighbouring threads in neighbouring banks), filled by asynchronous copies from global memory
+// that hold no register while in flight; on the CPU an array.
+template <int Q>
+class StagedWords {
+public:
+#if defined(__CUDA_ARCH__)
+  __device__ OCTO_INLINE StagedWords() {
+    __shared__ std::uint32_t columns[Q][exec::kThreadsPerBlock3];
+    column_ = &columns[0][threadIdx.x + blockDim.x * threadIdx.y];
+  }
+  // Starts copying the 32-bit word at `address` (4-byte aligned) into word q.
+  __device__ OCTO_INLINE void stage(int q, const std::uint16_t* address) {
+#if __CUDA_ARCH__ >= 800
+    const auto into = static_cast<unsigned>(__cvta_generic_to_shared(column_ + q * exec::kThreadsPerBlock3));
+    asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], 4;" ::"r"(into), "l"(address) : "memory");
+#else
+    column_[q * exec::kThreadsPerBlock3] = loadWord(address);
+#endif
+  }
+  // Returns once every staged word has arrived.
+  __device__ OCTO_INLINE void wait() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+  }
+  __device__ OCTO_INLINE std::uint32_t operator[](int q) const { return column_[q * exec::kThreadsPerBlock3]; }
+  __device__ OCTO_INLINE void set(int q, std::uint32_t word) { column_[q * exec::kThreadsPerBlock3] = word; }
+
+private:
+  std::uint32_t* column_;
+#else
+  void stage(int q, const std::uint16_t* address) { words_[q] = loadWord(address); }
+  void wait() {}
+  std::uint32_t operator[](int q) const { return words_[q]; }
+  void set(int q, std::uint32_t word) { words_[q] = word; }
+
+private:
+  std::uint32_t words_[Q];
+#endif
+};
 
 }  // namespace pairs
+
+// How a pair's values wait while the other node of the pair collides (see above).
+enum class PairHolding {
+  Registers,  // one a register
+  Packed,     // two a register
+  Staged,     // in the thread's column of shared memory; even steps only
+};
 
 // One step of parity Odd of the bulk nodes of a box, two a call: (p, j, k) is pair p of the row,
 // nodes A = (2p, j, k) and B = (2p + 1, j, k); `boxEnd` is the first x past the box (a box of odd
 // width ends on a pair's A). The lean kernel form only: no body force, no CSM (pairsPay).
-// HoldPacked: while one node collides, the other's values of the pairs (q, q + 1) wait two a
-// register (B's arrivals, then A's results), at the cost of 3 (Q - 1) / 2 byte permutes more a
-// pair (the conversions are as many). Held one a register, they and MRT's own values passed the
-// register budget of three resident blocks (D3Q19 MRT spilled 36-44 bytes at 80 registers; packed
-// it spills none and runs 6.3-6.6 % faster on an H200); BGK, which does not spill, loses 1.2 %
-// with them (UniformEngine.hpp, kPairsHoldPacked).
-template <class L, class Collision, bool Odd, bool HoldPacked>
+// PairHolding::Packed: while one node collides, the other's values of the pairs (q, q + 1) wait
+// two a register (B's arrivals, then A's results), at the cost of 3 (Q - 1) / 2 byte permutes
+// more a pair (the conversions are as many). Held one a register, they and MRT's own values passed
+// the register budget of three resident blocks (D3Q19 MRT spilled 36-44 bytes at 80 registers;
+// packed it spills none and runs 6.3-6.6 % faster on an H200); BGK, which does not spill, loses
+// 1.2 % with them (UniformEngine.hpp, pairHolding).
+template <class L, class Collision, bool Odd, PairHolding Holding>
 struct BulkPairStep {
+  static_assert(!(Odd && Holding == PairHolding::Staged), "staged pairs run even steps only");
   GridView grid;
   Collision collision;
   SlotBases<L, std::uint16_t> slots;
@@ -108,6 +172,10 @@ struct BulkPairStep {
 
   OCTO_HD void operator()(Index p, Index j, Index k) const {
     const Index i = 2 * p;
+    if constexpr (Holding == PairHolding::Staged) {
+      stagedEvenStep(i, j, k);
+      return;
+    }
     const Neighbourhood n(grid.extent, i, j, k);  // of A; B's x - 1 is A's x, its x + 1 is `beyondB`
     const NodeIndex a = n.node(), x = static_cast<NodeIndex>(i);
     const NodeIndex beyondB = x + 2 == static_cast<NodeIndex>(grid.extent.nx) ? 0u : x + 2;
@@ -136,8 +204,8 @@ struct BulkPairStep {
     const bool bulkA = grid.kindOf(a) == kBulkNode;
     const bool bulkB = i + 1 < boxEnd && grid.kindOf(a + 1) == kBulkNode;
     if (!bulkA && !bulkB) return;
-    [[maybe_unused]] float gA[L::Q], gB[L::Q];  // one value a register (not HoldPacked)
-    if constexpr (HoldPacked) {
+    [[maybe_unused]] float gA[L::Q], gB[L::Q];  // one value a register (PairHolding::Registers)
+    if constexpr (Holding == PairHolding::Packed) {
       collidePacked(word, a, bulkA && tapped, bulkB && tapped);
     } else {
       OCTO_UNROLL
@@ -153,7 +221,7 @@ struct BulkPairStep {
     for (int q = 0; q < L::Q; ++q) {
       // Packed as it is stored (not in a pass of its own: TRT pairs ran 2.8 % slower that way).
       std::uint32_t values;
-      if constexpr (HoldPacked)
+      if constexpr (Holding == PairHolding::Packed)
         values = word[q];
       else
         values = pairs::packWord(gA[q], gB[q]);
@@ -173,6 +241,33 @@ struct BulkPairStep {
   }
 
 private:
+  // An even step with the pair's words staged (PairHolding::Staged): A collides from the low
+  // halves and its results replace them; B collides from the high halves and the words are stored
+  // with A's results low and B's high.
+  OCTO_HD OCTO_INLINE void stagedEvenStep(Index i, Index j, Index k) const {
+    const NodeIndex a = static_cast<NodeIndex>(grid.extent.linear(i, j, k));
+    pairs::StagedWords<L::Q> words;
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) words.stage(q, slots[q] + a);
+    // The nodes' kinds and the tap are read while the words are in flight.
+    const bool tapped = tap.wants(a);
+    const bool bulkA = grid.kindOf(a) == kBulkNode;
+    const bool bulkB = i + 1 < boxEnd && grid.kindOf(a + 1) == kBulkNode;
+    words.wait();
+    if (!bulkA && !bulkB) return;
+    float g[L::Q];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) g[q] = pairs::lowValue(words[q]);
+    collideNode(g, a, bulkA && tapped);
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) words.set(q, pairs::withLowValue(words[q], g[q]));
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) g[q] = pairs::highValue(words[q]);
+    collideNode(g, a + 1, bulkB && tapped);
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q)
+      storePair(slots[L::opposite(q)] + a, pairs::withHighValue(words[q], g[q]), bulkA, bulkB);
+  }
   // A node's collision in FP16's stored units (and first its velocity for the tap, where
   // `recorded`). A node this step does not update collides too (its result is not stored): no
   // branch in the warp.

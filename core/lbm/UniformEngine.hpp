@@ -122,16 +122,20 @@ private:
     return blocks + (lean && moreInFlight ? 1 : 0) + (lean && fp16Q27 ? 1 : 0);
   }
   // Where FP16 bulk steps update two nodes a thread (lbm/BulkPairStep.hpp), as measured on an
-  // H200 (docs/PERFORMANCE.md): the lean D3Q19 form's even steps, and its odd steps too with MRT;
-  // three resident blocks (85 registers a thread). The forced form needs 128 registers not to
-  // spill, and lost 4 % with them.
+  // H200 (docs/PERFORMANCE.md): the lean D3Q19 form's even steps, and its odd steps too with MRT
+  // (three resident blocks, 85 registers a thread), and the lean D3Q27 form's even steps with the
+  // words staged in shared memory (four resident blocks: 4 x 27 KiB). The forced form needs 128
+  // registers not to spill, and lost 4 % with them.
   static constexpr bool pairsPay(bool odd, bool forced, bool csm) {
-    return S::kind == StorageKind::Fp16 && L::Q == 19 && !forced && !csm && (!odd || kMrt);
+    const bool lean = S::kind == StorageKind::Fp16 && !forced && !csm;
+    return lean && ((L::Q == 19 && (!odd || kMrt)) || (L::Q == 27 && !odd));
   }
-  static constexpr int kPairBlocksPerSm = 3;
-  // MRT's pairs hold the waiting node's values two a register (BulkPairStep, HoldPacked): they
-  // spilled at 80 registers without; BGK's do not spill and lose to the byte permutes (H200).
-  static constexpr bool kPairsHoldPacked = kMrt;
+  // MRT's D3Q19 pairs hold the waiting node's values two a register: they spilled at 80 registers
+  // without; BGK's do not spill and lose to the byte permutes. D3Q27's pairs in registers spilled
+  // and ran 23 % slower than one node a thread; staged they ran 10 % faster (H200).
+  static constexpr PairHolding kPairHolding =
+      L::Q == 27 ? PairHolding::Staged : (kMrt ? PairHolding::Packed : PairHolding::Registers);
+  static constexpr int kPairBlocksPerSm = kPairHolding == PairHolding::Staged ? 4 : 3;
   template <bool Odd, bool Csm>
   void bulkStepOf(bool forced, const NodeBox& box, Value* values, const VelocityTap& tap,
                   const LesVelocityValue* velocityIn = nullptr, LesVelocityValue* velocityOut = nullptr) {
@@ -144,7 +148,7 @@ private:
     if constexpr (pairsPay(Odd, Forced, Csm)) {
       if (nodePairs_ && pairsFit(grid_.extent, box)) {
         queues_.compute.template parallelFor3<kPairBlocksPerSm>(
-            pairBoxOf(box), BulkPairStep<L, Collision, Odd, kPairsHoldPacked>{
+            pairBoxOf(box), BulkPairStep<L, Collision, Odd, kPairHolding>{
                                 grid_, collision_, {values, nodeCount()}, tap, box.lo[0] + box.size.nx});
         return;
       }

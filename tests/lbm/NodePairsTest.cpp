@@ -3,7 +3,8 @@
 // case has every kind of node a pair can hold beside a bulk node: an inlet, a pressure outlet, a
 // resting and a moving wall, an obstacle, periodic faces, and rows whose pairs end at a periodic
 // face (x + 1 of the last node wraps to the first). Pairs run the lean kernel form only (no body
-// force, no CSM: UniformEngine.hpp, pairsPay).
+// force, no CSM: UniformEngine.hpp, pairsPay): D3Q19's in registers, D3Q27's staged in shared
+// memory.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -21,17 +22,18 @@ using namespace octoflow::lbm;
 namespace {
 
 struct PairCase {
+  LatticeKind lattice;
   CollisionKind collision;
   bool periodicX;  // x periodic (rows wrap) or an inlet and an outlet on the x faces
 };
 
 std::string pairCaseName(const PairCase& c) {
-  return std::string(collisionName(c.collision)) + (c.periodicX ? "_periodic" : "_channel");
+  return std::string(latticeName(c.lattice)) + "_" + collisionName(c.collision) + (c.periodicX ? "_periodic" : "_channel");
 }
 
 UniformSolverConfig pairCaseConfig(const PairCase& c, bool nodePairs) {
   UniformSolverConfig config;
-  config.lattice = LatticeKind::D3Q19;
+  config.lattice = c.lattice;
   config.collision = c.collision;
   config.storage = StorageKind::Fp16;
   config.fp16NodePairs = nodePairs;
@@ -96,7 +98,13 @@ TEST_P(NodePairs, GiveTheBitsOfOneNodeAThreadOnTheGpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, NodePairs,
-                         ::testing::Values(PairCase{CollisionKind::Bgk, true}, PairCase{CollisionKind::Bgk, false},
-                                           PairCase{CollisionKind::Trt, true}, PairCase{CollisionKind::Mrt, false},
-                                           PairCase{CollisionKind::Mrt, true}),
+                         ::testing::Values(PairCase{LatticeKind::D3Q19, CollisionKind::Bgk, true},
+                                           PairCase{LatticeKind::D3Q19, CollisionKind::Bgk, false},
+                                           PairCase{LatticeKind::D3Q19, CollisionKind::Trt, true},
+                                           PairCase{LatticeKind::D3Q19, CollisionKind::Mrt, false},
+                                           PairCase{LatticeKind::D3Q19, CollisionKind::Mrt, true},
+                                           PairCase{LatticeKind::D3Q27, CollisionKind::Bgk, true},
+                                           PairCase{LatticeKind::D3Q27, CollisionKind::Bgk, false},
+                                           PairCase{LatticeKind::D3Q27, CollisionKind::Trt, false},
+                                           PairCase{LatticeKind::D3Q27, CollisionKind::Mrt, true}),
                          [](const auto& info) { return pairCaseName(info.param); });

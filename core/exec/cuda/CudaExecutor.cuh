@@ -19,13 +19,10 @@ __global__ void parallelForKernel(Index count, F function) {
   const Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < count) function(i);
 }
-// Threads per block of the 3D launches.
-constexpr int kBlock3 = 256;
-
 // The box's corner comes as three 32-bit values: the bulk kernels sit at their register budget, and
 // ptxas spills some of them when it comes as one aggregate (measured on sm_90, CUDA 13).
 template <int MinBlocksPerSm, class F>
-__global__ void __launch_bounds__(kBlock3, MinBlocksPerSm)
+__global__ void __launch_bounds__(kThreadsPerBlock3, MinBlocksPerSm)
     parallelFor3Kernel(Extent size, unsigned x0, unsigned y0, unsigned z0, F function) {
   const Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
   const Index j = static_cast<Index>(blockIdx.y) * blockDim.y + threadIdx.y;
@@ -72,7 +69,7 @@ struct CudaExecutor {
   void parallelFor3(const NodeBox& box, const F& function) const {
     const Extent& extent = box.size;
     if (extent.cellCount() <= 0) return;
-    constexpr Index blockSize = detail::kBlock3, maxBlocks = 65535;
+    constexpr Index blockSize = kThreadsPerBlock3, maxBlocks = 65535;
     const Index x = extent.nx >= blockSize ? blockSize : (extent.nx + 31) / 32 * 32;
     Index y = blockSize / x;
     if (y > extent.ny) y = extent.ny;
