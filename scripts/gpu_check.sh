@@ -3,7 +3,8 @@
 # whole test suite with OCTOFLOW_REQUIRE_GPU=1 (GPU tests fail instead of skipping) and the
 # benchmarks. Logs go to $1 (default: gpu-logs/). Header-only dependencies and GoogleTest come
 # from .deps/ (see README, "Building on a GPU machine"). $2 picks parts: "all" (default) or a
-# comma-separated list of tests, bench (LBM), phasefield, insitu, scaling.
+# comma-separated list of tests, bench (LBM), pairs (FP16 node pairs against one node a thread),
+# phasefield, insitu, scaling.
 set -uo pipefail
 logs=${1:-gpu-logs}
 parts=${2:-all}
@@ -25,6 +26,7 @@ cmake --preset gpu -DOCTOFLOW_ENABLE_MPI=$mpi -DOCTOFLOW_GTEST_SOURCE_DIR=.deps/
 # every target takes minutes of device time the figures do not need.
 targets=()
 want tests || targets=(--target octoflow_cli)
+want tests || ! want pairs || targets+=(blocking_tests)  # the NodePairs bits
 cmake --build build-gpu -j16 "${targets[@]}" > "$logs/build.txt" 2>&1 || { grep -E "error" "$logs/build.txt" | head -30; exit 1; }
 tests_status=0
 if want tests; then
@@ -69,6 +71,26 @@ if want bench; then
   build-gpu/bin/octoflow bench isosurface --backend cuda --size 256 --json
 } > "$logs/bench.txt" 2>&1
 cat "$logs/bench.txt"
+fi
+# FP16 node pairs (D3Q19 in registers, D3Q27 staged in shared memory) against one node a thread,
+# the two alternating, twice, each collision; then the NodePairs bits on the GPU.
+if want pairs; then
+{
+  git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
+  for round in 1 2; do
+    for lattice in D3Q19 D3Q27; do
+      for collision in bgk trt mrt; do
+        for nodes in 2 1; do
+          echo "== $lattice fp16 $collision, nodes a thread $nodes (round $round)"
+          build-gpu/bin/octoflow bench lbm --backend cuda --lattice $lattice --storage fp16 --collision $collision \
+            --nodes-per-thread $nodes
+        done
+      done
+    done
+  done
+  [ -x build-gpu/bin/blocking_tests ] && OCTOFLOW_REQUIRE_GPU=1 build-gpu/bin/blocking_tests --gtest_filter='*NodePairs*Gpu*'
+} > "$logs/pairs.txt" 2>&1
+grep -E "^==|MLUPS|differ|PASSED|FAILED" "$logs/pairs.txt"
 fi
 # Phase-field (Kobayashi, noise on): 512^3 (target >= 100 GLUPS on an H200), 256^3, 2D 8192^2.
 if want phasefield; then
