@@ -22,6 +22,7 @@ public:
       : grid_{config.extent, config.faces, config.acceleration, lists.kind, placementOf(config)},
         initialVelocity_(config.initialVelocity),
         nodePairs_(config.fp16NodePairs),
+        stagedPairs_(config.fp16StagedPairs),
         collision_(collision),
         lists_(lists) {}
 
@@ -124,7 +125,8 @@ private:
   // Where FP16 bulk steps update two nodes a thread (lbm/BulkPairStep.hpp), as measured on an
   // H200 (docs/PERFORMANCE.md): the lean D3Q19 form's even steps, and its odd steps too with MRT
   // (three resident blocks, 85 registers a thread), and the lean D3Q27 form's even steps with the
-  // words staged in shared memory (four resident blocks: 4 x 27 KiB). The forced form needs 128
+  // words staged in shared memory (four resident blocks: 4 x 27 KiB; with fp16StagedPairs only,
+  // for now). The forced form needs 128
   // registers not to spill, and lost 4 % with them.
   static constexpr bool pairsPay(bool odd, bool forced, bool csm) {
     const bool lean = S::kind == StorageKind::Fp16 && !forced && !csm;
@@ -146,7 +148,8 @@ private:
   void bulkStep(const NodeBox& box, Value* values, const VelocityTap& tap, const LesVelocityValue* velocityIn,
                 LesVelocityValue* velocityOut) {
     if constexpr (pairsPay(Odd, Forced, Csm)) {
-      if (nodePairs_ && pairsFit(grid_.extent, box)) {
+      const bool chosen = kPairHolding == PairHolding::Staged ? stagedPairs_ : true;
+      if (nodePairs_ && chosen && pairsFit(grid_.extent, box)) {
         queues_.compute.template parallelFor3<kPairBlocksPerSm>(
             pairBoxOf(box), BulkPairStep<L, Collision, Odd, kPairHolding>{
                                 grid_, collision_, {values, nodeCount()}, tap, box.lo[0] + box.size.nx});
@@ -165,6 +168,7 @@ private:
   GridView grid_;
   Vector3 initialVelocity_;  // where initialize() is given no velocity field
   bool nodePairs_;  // UniformSolverConfig::fp16NodePairs
+  bool stagedPairs_;  // UniformSolverConfig::fp16StagedPairs
   Collision collision_;
   NodeLists lists_;
   Queues queues_;

@@ -37,6 +37,7 @@ UniformSolverConfig pairCaseConfig(const PairCase& c, bool nodePairs) {
   config.collision = c.collision;
   config.storage = StorageKind::Fp16;
   config.fp16NodePairs = nodePairs;
+  config.fp16StagedPairs = nodePairs;
   config.extent = Extent{26, 14, 10};
   config.faces.setAxisPeriodic(2);
   if (c.periodicX) {
