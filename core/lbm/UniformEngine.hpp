@@ -134,7 +134,7 @@ private:
   }
   // MRT's D3Q19 pairs hold the waiting node's values two a register: they spilled at 80 registers
   // without; BGK's do not spill and lose to the byte permutes. D3Q27's pairs in registers spilled
-  // and ran 23 % slower than one node a thread; staged they ran 10 % faster (H200).
+  // and ran 23 % slower than one node a thread; staged, 10 % faster (H200, in a harness).
   static constexpr PairHolding kPairHolding =
       L::Q == 27 ? PairHolding::Staged : (kMrt ? PairHolding::Packed : PairHolding::Registers);
   static constexpr int kPairBlocksPerSm = kPairHolding == PairHolding::Staged ? 4 : 3;
