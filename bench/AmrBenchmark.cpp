@@ -2,16 +2,26 @@
 // periodic, FP32: 8 x 8 x 8 leaves of 17^3 points by default, or 4 x 4 x 4 mother-leaf blocks of
 // 33^3 with --leaves 4 --leaf-cells 32), or with levels refined around the domain's centre. Prints ms a step, million point updates a second (every point of every block,
 // shared face points counted in each block, as the kernels update them) and the fraction of the
-// copy roofline: each update reads and writes Q populations of 4 bytes. Passes or fails nothing.
+// copy roofline: each update reads and writes Q populations of 4 bytes. Under mpirun the blocks are
+// shared over the ranks (parallel/DistributedAmrLbm.hpp: runs in Morton order cut by work, a GPU a
+// rank): it prints each rank's run, the load balance and the time in exchanges too. Passes or fails
+// nothing.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "BenchTiming.hpp"
 #include "BenchmarkCommands.hpp"
 #include "amr/AmrLbm.hpp"
 #include "common/Error.hpp"
 #include "exec/CopyBandwidth.hpp"
+
+#if OCTOFLOW_HAVE_MPI
+#include "parallel/DistributedAmrLbm.hpp"
+#endif
 
 namespace octoflow::bench {
 
@@ -25,7 +35,6 @@ struct AmrFlags {
 
 int runAmrBenchmark(const AmrFlags& flags) {
   const exec::Backend backend = exec::resolveBackend(exec::parseBackendChoice(flags.backend, "--backend"));
-  if (worldRanks() > 1) throw InputError("bench amr", "", "runs on one rank (no mpirun)");
   if (flags.leaves < 1 || flags.leaves > 64) throw InputError("--leaves", "", "expected 1 to 64 leaves a side");
   if (flags.levels < 1 || flags.levels > amr::kMaxLevels)
     throw InputError("--levels", "", "expected 1 to " + std::to_string(amr::kMaxLevels));
@@ -63,7 +72,17 @@ int runAmrBenchmark(const AmrFlags& flags) {
   settings.tau = 0.6;
   settings.backend = backend;
   settings.leafCells = flags.leafCells;
+#if OCTOFLOW_HAVE_MPI
+  parallel::DistributedAmrLbm solver(MPI_COMM_WORLD, tree, settings);
+  const amr::AmrLbm& local = solver.local();
+  const std::vector<std::int32_t> runStarts = solver.runStarts();
+  const bool root = solver.rank() == 0;
+#else
   amr::AmrLbm solver(tree, settings);
+  const amr::AmrLbm& local = solver;
+  const std::vector<std::int32_t> runStarts{0, static_cast<std::int32_t>(local.layout().blocks.size())};
+  const bool root = true;
+#endif
   solver.initialise([](const double (&x)[3], float& density, float (&velocity)[3]) {
     density = 1.0f;
     velocity[0] = static_cast<float>(0.02 * std::sin(0.1 * x[1]));
@@ -71,11 +90,12 @@ int runAmrBenchmark(const AmrFlags& flags) {
     velocity[2] = static_cast<float>(0.02 * std::sin(0.1 * x[0]));
   });
 
-  // Point updates a step of level 0: each level's points, times its sub-steps.
+  // Point updates a step of level 0: each level's points, times its sub-steps (all ranks together).
+  const amr::BlockLayout& layout = local.layout();
   double updates = 0.0;
-  for (int level = 0; level < solver.levels(); ++level)
-    updates += std::ldexp(static_cast<double>(solver.layout().byLevel[static_cast<std::size_t>(level)].size()) *
-                              static_cast<double>(solver.layout().pointsPerBlock()),
+  for (int level = 0; level < local.levels(); ++level)
+    updates += std::ldexp(static_cast<double>(layout.byLevel[static_cast<std::size_t>(level)].size()) *
+                              static_cast<double>(layout.pointsPerBlock()),
                           level);
   const TimedSteps timed = timeSteps([&](long long steps) { solver.advance(steps); }, flags.steps, false, 100000);
   const double stepSeconds = timed.seconds / static_cast<double>(timed.steps);
@@ -83,14 +103,37 @@ int runAmrBenchmark(const AmrFlags& flags) {
   const double bytesPerUpdate = 2.0 * q * sizeof(float);
   const exec::CopyBandwidth copy =
       exec::measureCopyBandwidth(backend, backend == exec::Backend::Cuda ? std::size_t{1} << 30 : std::size_t{1} << 26);
-  const double roofline = updates * bytesPerUpdate / stepSeconds / copy.bytesPerSecond;
-  std::printf("octree LBM %s %s, %d^3 leaves of %d^3, %d level(s), %zu blocks, periodic, FP32, %s kernel\n",
-              flags.lattice.c_str(), exec::backendName(backend), flags.leaves, flags.leafCells + 1, solver.levels(),
-              solver.layout().blocks.size(), flags.kernel.c_str());
+  const int ranks = static_cast<int>(runStarts.size()) - 1;
+  // Against the copy roofline of all the ranks' devices (each measured alike: rank 0's times ranks).
+  const double roofline = updates * bytesPerUpdate / stepSeconds / (copy.bytesPerSecond * ranks);
+  if (!root) return 0;
+  std::printf("octree LBM %s %s, %d^3 leaves of %d^3, %d level(s), %zu blocks, periodic, FP32, %s kernel%s\n",
+              flags.lattice.c_str(), exec::backendName(backend), flags.leaves, flags.leafCells + 1, local.levels(),
+              layout.blocks.size(), flags.kernel.c_str(), ranks > 1 ? (", " + std::to_string(ranks) + " ranks").c_str() : "");
   std::printf("  %lld steps in %.3f s: %.3f ms a step, %.1f MLUPS (%.0f point updates a step), %.1f %% of the copy "
-              "roofline (%.0f GB/s, %.0f B an update)\n",
+              "roofline (%.0f GB/s%s, %.0f B an update)\n",
               timed.steps, timed.seconds, 1e3 * stepSeconds, updates / stepSeconds / 1e6, updates, 100.0 * roofline,
-              copy.bytesPerSecond / 1e9, bytesPerUpdate);
+              copy.bytesPerSecond / 1e9, ranks > 1 ? " a rank" : "", bytesPerUpdate);
+  if (ranks > 1) {
+    // Load balance: each run's work (blockWork units a step) against the mean; the largest sets the pace.
+    const std::vector<std::int64_t> work = amr::runWork(layout, runStarts);
+    double total = 0.0, largest = 0.0;
+    for (const std::int64_t part : work) {
+      total += static_cast<double>(part);
+      largest = std::max(largest, static_cast<double>(part));
+    }
+    std::printf("  runs in Morton order (rank: blocks, work):");
+    for (int r = 0; r < ranks; ++r)
+      std::printf(" %d: %d..%d %.1f %%", r, runStarts[static_cast<std::size_t>(r)], runStarts[static_cast<std::size_t>(r) + 1] - 1,
+                  100.0 * static_cast<double>(work[static_cast<std::size_t>(r)]) / total);
+    std::printf("\n  load balance %.3f (largest run's work / mean)\n", largest / (total / ranks));
+#if OCTOFLOW_HAVE_MPI
+    const parallel::DistributedAmrLbm::Traffic& traffic = solver.traffic();
+    const double steps = static_cast<double>(solver.step());
+    std::printf("  rank 0: %.2f MB sent a step in %.1f exchanges, %.3f ms a step in them (host copies and MPI)\n",
+                traffic.bytesSent / steps / 1e6, static_cast<double>(traffic.exchanges) / steps, 1e3 * traffic.seconds / steps);
+#endif
+  }
   return 0;
 }
 

@@ -111,10 +111,15 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
     state_.faceRules = state_.faceRules || (type != lbm::FaceType::Wall && type != lbm::FaceType::Periodic);
   }
 
-  std::vector<std::int32_t> slots(blockCount, -1);
+  const BlockRun& owned = settings.owned;
+  if (owned.first < 0 || static_cast<std::size_t>(owned.first) >= blockCount ||
+      (owned.end >= 0 && (owned.end <= owned.first || static_cast<std::size_t>(owned.end) > blockCount)))
+    throw std::invalid_argument("the solver's own blocks [" + std::to_string(owned.first) + ", " + std::to_string(owned.end) +
+                                ") are not a run of the octree's " + std::to_string(blockCount) + " blocks");
+  slots_.assign(blockCount, -1);
   std::int32_t sources = 0;
   for (std::size_t b = 0; b < blockCount; ++b)
-    if (layout_.crossLevelSource[b]) slots[b] = sources++;
+    if (layout_.crossLevelSource[b]) slots_[b] = sources++;
 
   if (!solidPoints.empty()) {
     if (solidPoints.size() != blockCount * static_cast<std::size_t>(points))
@@ -125,9 +130,13 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   }
 
   blocks_ = uploaded(space, layout_.blocks);
-  sourceSlot_ = uploaded(space, slots);
-  for (const std::vector<int>& members : layout_.byLevel)
-    levelBlocks_.push_back(uploaded(space, std::vector<std::int32_t>(members.begin(), members.end())));
+  sourceSlot_ = uploaded(space, slots_);
+  for (const std::vector<int>& members : layout_.byLevel) {
+    std::vector<std::int32_t> stepped;
+    for (const int b : members)
+      if (owned.holds(b)) stepped.push_back(b);
+    levelBlocks_.push_back(uploaded(space, stepped));
+  }
   for (int parity = 0; parity < 2; ++parity) {
     post_[parity] = exec::Buffer<float>(space, blockCount * Q * static_cast<std::size_t>(points));
     pre_[parity] = exec::Buffer<float>(space, static_cast<std::size_t>(sources) * Q * static_cast<std::size_t>(points));
@@ -172,8 +181,6 @@ void AmrLbm::initialise(const InitialState& initial) {
     const std::size_t blockCount = layout_.blocks.size();
     std::vector<float> post(blockCount * L::Q * points);
     std::vector<float> pre(pre_[0].size());
-    std::vector<std::int32_t> slots(blockCount);
-    sourceSlot_.copyTo(slots.data(), blockCount);
     forEachPoint(layout_, [&](std::size_t b, std::size_t n, const double (&where)[3]) {
       float density = 1.0f, velocity[3] = {0.0f, 0.0f, 0.0f};
       initial(where, density, velocity);
@@ -181,7 +188,7 @@ void AmrLbm::initialise(const InitialState& initial) {
       for (int q = 0; q < L::Q; ++q) {
         const float equilibrium = lbm::equilibriumDeviation<L>(q, density, u);
         post[(b * L::Q + q) * points + n] = equilibrium;
-        if (slots[b] >= 0) pre[(static_cast<std::size_t>(slots[b]) * L::Q + q) * points + n] = equilibrium;
+        if (slots_[b] >= 0) pre[(static_cast<std::size_t>(slots_[b]) * L::Q + q) * points + n] = equilibrium;
       }
     });
     for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
@@ -195,7 +202,7 @@ void AmrLbm::initialise(const InitialState& initial) {
 }
 
 void AmrLbm::stepLevel(int level, float timeWeight) {
-  const std::int64_t count = static_cast<std::int64_t>(layout_.byLevel[static_cast<std::size_t>(level)].size());
+  const std::int64_t count = static_cast<std::int64_t>(levelBlocks_[static_cast<std::size_t>(level)].size());
   if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
     if (settings_.backend == exec::Backend::Cuda)
@@ -207,6 +214,7 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
                            level, timeWeight, shells_[static_cast<std::size_t>(level)]);
   }
   state_.parity[level] = 1 - state_.parity[level];
+  if (levelStepped_) levelStepped_(level);
 }
 
 void AmrLbm::advanceLevel(int level, float timeWeight) {
@@ -570,6 +578,7 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
     using L = decltype(lattice);
     if constexpr (L::dimensions == 3) {
       for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
+        if (!settings_.owned.holds(static_cast<std::int64_t>(b))) continue;
         const BlockPlacement& block = layout_.blocks[b];
         const AmrLevelStep<L> step{host, nullptr, block.level, 0.0f};
         const std::int32_t index = static_cast<std::int32_t>(b);
@@ -642,6 +651,7 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
         std::vector<ShellPoint> byKind[kShellKinds];
         std::vector<std::int32_t> wholeBlocks, around, otherBlocks;
         for (const int b : layout_.byLevel[static_cast<std::size_t>(level)]) {
+          if (!settings_.owned.holds(b)) continue;
           const BlockPlacement& block = layout_.blocks[static_cast<std::size_t>(b)];
           if (settings_.kernel == AmrKernel::Whole && steppedWhole(block, around)) {
             wholeBlocks.push_back(b);
@@ -713,20 +723,26 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
   });
 }
 
-std::array<double, 3> AmrLbm::obstacleForce() {
-  std::array<double, 3> total{0.0, 0.0, 0.0};
+std::vector<double> AmrLbm::obstacleForceByLink() {
   const std::int64_t count = static_cast<std::int64_t>(obstacleLinks_.size());
-  if (count == 0) return total;
+  std::vector<double> byLink(3 * obstacleLinks_.size());
+  if (count == 0) return byLink;
 #if OCTOFLOW_HAVE_CUDA
   if (settings_.backend == exec::Backend::Cuda)
     detail::obstacleForceCuda(settings_.lattice, state_, workingLinks_.data(), count, linkForces_.data());
   else
 #endif
     detail::obstacleForceCpu(settings_.lattice, state_, workingLinks_.data(), count, linkForces_.data());
-  std::vector<double> perPoint(3 * obstacleLinks_.size());
-  linkForces_.copyTo(perPoint.data(), perPoint.size());
-  for (std::size_t entry = 0; entry < obstacleLinks_.size(); ++entry)
-    for (int axis = 0; axis < 3; ++axis) total[static_cast<std::size_t>(axis)] += perPoint[3 * entry + static_cast<std::size_t>(axis)];
+  linkForces_.copyTo(byLink.data(), byLink.size());
+  return byLink;
+}
+
+std::array<double, 3> AmrLbm::obstacleForce() { return sumOfLinkForces(obstacleForceByLink()); }
+
+std::array<double, 3> sumOfLinkForces(const std::vector<double>& byLink) {
+  std::array<double, 3> total{0.0, 0.0, 0.0};
+  for (std::size_t entry = 0; 3 * entry < byLink.size(); ++entry)
+    for (int axis = 0; axis < 3; ++axis) total[static_cast<std::size_t>(axis)] += byLink[3 * entry + static_cast<std::size_t>(axis)];
   return total;
 }
 

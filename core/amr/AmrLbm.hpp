@@ -6,10 +6,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "amr/AmrLbmStep.hpp"
 #include "amr/BlockLinks.hpp"
+#include "amr/BlockShare.hpp"
 #include "amr/Octree.hpp"
 #include "exec/Backend.hpp"
 #include "exec/Memory.hpp"
@@ -68,6 +70,10 @@ struct AmrLbmSettings {
   // The domain's faces (periodic axes as the octree's; the others resting walls by default, or
   // inlets, outlets and moving walls: lbm/FaceBoundaries.hpp, on every level).
   lbm::FaceBoundaries faces;
+  // The blocks this solver steps (a run over MPI ranks steps each rank's own: parallel/
+  // DistributedAmrLbm); every block by default. Every block's state is held all the same; the
+  // others' is whatever was last put there (DistributedAmrLbm: the blocks its own ones read).
+  BlockRun owned;
 };
 
 // Density and velocity of a point, from its position in level-0 node coordinates.
@@ -102,6 +108,13 @@ public:
   // Steps of level 0 (level L steps 2^L times in each); returns with them done.
   void advance(std::int64_t coarseSteps);
   std::int64_t step() const { return step_; }
+  // Called after each sub-step of a level, with the level (its new state is in place: on CUDA,
+  // queued on the default stream): where a run over ranks sends its blocks on.
+  void onLevelStepped(std::function<void(int level)> stepped) { levelStepped_ = std::move(stepped); }
+  // What the steps read and write, where the solver lives (device pointers on CUDA).
+  const AmrLbmLevels& workingState() const { return state_; }
+  // The pre-collision slot of a block (AmrLbmLevels::sourceSlot), or -1.
+  std::int32_t sourceSlot(int block) const { return slots_[static_cast<std::size_t>(block)]; }
 
   const BlockLayout& layout() const { return layout_; }
   // Blocks of `level` that AmrKernel::Whole steps whole (0 with the other kernels).
@@ -136,6 +149,9 @@ public:
   // link's force, a point shared by blocks is counted once), level-0 lattice units, summed in
   // a fixed order in double: the same on either backend.
   std::array<double, 3> obstacleForce();
+  // The same, link point by link point (three values each, in block order; the solver's own blocks
+  // only): obstacleForce() is their sum in this order.
+  std::vector<double> obstacleForceByLink();
   std::size_t obstacleLinkPoints() const { return obstacleLinks_.size(); }
 
   // The obstacle mask where the solver lives (a byte a point), or null without obstacles.
@@ -177,6 +193,7 @@ private:
   AmrLbmLevels state_;
   std::int64_t step_ = 0;
   exec::Buffer<BlockPlacement> blocks_;
+  std::vector<std::int32_t> slots_;
   exec::Buffer<std::int32_t> sourceSlot_;
   exec::Buffer<std::uint8_t> solid_;
   exec::Buffer<float> post_[2];
@@ -195,7 +212,11 @@ private:
   std::vector<AmrObstacleLink> obstacleLinks_;
   exec::Buffer<AmrObstacleLink> workingLinks_;
   exec::Buffer<double> linkForces_;  // three values a link point
+  std::function<void(int level)> levelStepped_;
 };
+
+// The sum of link forces (AmrLbm::obstacleForceByLink) in their order.
+std::array<double, 3> sumOfLinkForces(const std::vector<double>& byLink);
 
 // A solver's octree, settings, state and obstacle points on the host (AmrLbm::adopt).
 struct AmrLbmHostCopy {

@@ -14,6 +14,7 @@ namespace octoflow::parallel {
 using namespace detail;
 
 void copyLayerCpu(const LayerCopy& copy) { exec::CpuExecutor{}.parallelFor3(copy.box, copy); }
+void copyIndexedCpu(const IndexedCopy& copy, Index count) { exec::CpuExecutor{}.parallelFor(count, copy); }
 
 GridDistribution::GridDistribution(MPI_Comm communicator, const Extent& whole, const std::array<bool, 3>& periodic,
                                    exec::Backend backend, int fieldsPerExchange)

@@ -1,6 +1,8 @@
 #pragma once
 // Copies between a box of nodes of a field and a packed buffer (x fastest), where the field lives:
 // the layers a halo exchange sends and receives (parallel/GridDistribution.hpp).
+#include <cstdint>
+
 #include "common/Extent.hpp"
 
 namespace octoflow::parallel {
@@ -21,7 +23,24 @@ struct LayerCopy {
   }
 };
 
+// Copies between listed values of an array and a packed buffer, where the array lives: the points
+// of blocks the octree LBM's ranks exchange (parallel/DistributedAmrLbm.hpp).
+struct IndexedCopy {
+  float* array = nullptr;
+  float* buffer = nullptr;             // count values
+  const std::int64_t* index = nullptr; // count positions in `array`
+  bool pack = true;                    // array -> buffer; else buffer -> array
+  OCTO_HD void operator()(Index n) const {
+    if (pack)
+      buffer[n] = array[index[n]];
+    else
+      array[index[n]] = buffer[n];
+  }
+};
+
 void copyLayerCpu(const LayerCopy& copy);
 void copyLayerCuda(const LayerCopy& copy, void* stream);  // queued on a cudaStream_t (null: the default stream)
+void copyIndexedCpu(const IndexedCopy& copy, Index count);
+void copyIndexedCuda(const IndexedCopy& copy, Index count);  // queued on the default stream
 
 }  // namespace octoflow::parallel

@@ -8,4 +8,6 @@ void copyLayerCuda(const LayerCopy& copy, void* stream) {
   exec::CudaExecutor{static_cast<cudaStream_t>(stream)}.parallelFor3(copy.box, copy);
 }
 
+void copyIndexedCuda(const IndexedCopy& copy, Index count) { exec::CudaExecutor{}.parallelFor(count, copy); }
+
 }  // namespace octoflow::parallel

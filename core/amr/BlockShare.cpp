@@ -1,0 +1,143 @@
+#include "amr/BlockShare.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+namespace octoflow::amr {
+
+std::vector<std::int32_t> balancedRuns(const BlockLayout& layout, int workers) {
+  const std::int64_t blocks = static_cast<std::int64_t>(layout.blocks.size());
+  if (workers < 1 || blocks < workers)
+    throw std::invalid_argument("the octree's " + std::to_string(blocks) + " blocks cannot be shared by " +
+                                std::to_string(workers) + " ranks: fewer ranks, or a finer octree");
+  std::int64_t total = 0;
+  for (const BlockPlacement& block : layout.blocks) total += blockWork(block.level);
+  std::vector<std::int32_t> starts(static_cast<std::size_t>(workers) + 1, 0);
+  starts.back() = static_cast<std::int32_t>(blocks);
+  std::int64_t before = 0;  // work of the blocks before `b`
+  std::int64_t b = 0;
+  for (int worker = 1; worker < workers; ++worker) {
+    // The first block where the work before it reaches this worker's share (worker / workers of
+    // the total), kept so that every run holds a block.
+    while (b < blocks && before * workers < worker * total) before += blockWork(layout.blocks[static_cast<std::size_t>(b++)].level);
+    const std::int64_t lowest = starts[static_cast<std::size_t>(worker) - 1] + 1;
+    const std::int64_t highest = blocks - (workers - worker);
+    const std::int64_t start = std::clamp(b, lowest, highest);
+    while (b < start) before += blockWork(layout.blocks[static_cast<std::size_t>(b++)].level);
+    while (b > start) before -= blockWork(layout.blocks[static_cast<std::size_t>(--b)].level);
+    starts[static_cast<std::size_t>(worker)] = static_cast<std::int32_t>(start);
+  }
+  return starts;
+}
+
+std::vector<std::int64_t> runWork(const BlockLayout& layout, const std::vector<std::int32_t>& runStarts) {
+  std::vector<std::int64_t> work(runStarts.size() - 1, 0);
+  for (std::size_t worker = 0; worker + 1 < runStarts.size(); ++worker)
+    for (std::int32_t b = runStarts[worker]; b < runStarts[worker + 1]; ++b)
+      work[worker] += blockWork(layout.blocks[static_cast<std::size_t>(b)].level);
+  return work;
+}
+
+bool operator<(const BlockBox& a, const BlockBox& b) {
+  return std::tie(a.block, a.lo[2], a.lo[1], a.lo[0], a.hi[2], a.hi[1], a.hi[0]) <
+         std::tie(b.block, b.lo[2], b.lo[1], b.lo[0], b.hi[2], b.hi[1], b.hi[0]);
+}
+
+bool operator==(const BlockBox& a, const BlockBox& b) { return !(a < b) && !(b < a); }
+
+BlockBox pointsRead(const RegionLink& link, int blockNodes) {
+  const int last = blockNodes - 1;
+  const int reach = link.levelShift == 0 ? 1 : 2;
+  BlockBox box;
+  box.block = link.block;
+  for (int axis = 0; axis < 3; ++axis) {
+    const int offset = link.offset[axis];
+    int lo = offset, hi = last + offset;  // the reader's points 0 .. B - 1 in the source's frame
+    if (link.levelShift > 0) {
+      hi = 2 * last + offset;
+    } else if (link.levelShift < 0) {
+      lo = offset >> 1;             // floor
+      hi = (last + offset + 1) >> 1;  // ceiling
+    }
+    box.lo[axis] = std::max(lo - reach, 0);
+    box.hi[axis] = std::min(hi + reach, last);
+  }
+  return box;
+}
+
+namespace {
+
+// Whether `a` and `b` (boxes of one block) make one box with no point beyond them: one holds the
+// other, or they agree on two axes and overlap or touch on the third. `a` becomes that box.
+bool mergedInto(BlockBox& a, const BlockBox& b) {
+  int differing = 0, axis = -1;
+  bool aHolds = true, bHolds = true;
+  for (int d = 0; d < 3; ++d) {
+    aHolds = aHolds && a.lo[d] <= b.lo[d] && b.hi[d] <= a.hi[d];
+    bHolds = bHolds && b.lo[d] <= a.lo[d] && a.hi[d] <= b.hi[d];
+    if (a.lo[d] != b.lo[d] || a.hi[d] != b.hi[d]) {
+      ++differing;
+      axis = d;
+    }
+  }
+  if (aHolds) return true;
+  if (bHolds) {
+    a = b;
+    return true;
+  }
+  if (differing != 1 || a.hi[axis] + 1 < b.lo[axis] || b.hi[axis] + 1 < a.lo[axis]) return false;
+  a.lo[axis] = std::min(a.lo[axis], b.lo[axis]);
+  a.hi[axis] = std::max(a.hi[axis], b.hi[axis]);
+  return true;
+}
+
+// Sorted boxes, each block's merged where mergedInto allows, until none merges.
+void mergeBoxes(std::vector<BlockBox>& boxes) {
+  std::sort(boxes.begin(), boxes.end());
+  boxes.erase(std::unique(boxes.begin(), boxes.end()), boxes.end());
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (std::size_t a = 0; a < boxes.size() && !merged; ++a)
+      for (std::size_t b = a + 1; b < boxes.size() && boxes[b].block == boxes[a].block; ++b)
+        if (mergedInto(boxes[a], boxes[b])) {
+          boxes.erase(boxes.begin() + static_cast<std::ptrdiff_t>(b));
+          merged = true;
+          break;
+        }
+  }
+  std::sort(boxes.begin(), boxes.end());
+}
+
+}  // namespace
+
+BlockTraffic blockTraffic(const BlockLayout& layout, const std::vector<std::int32_t>& runStarts, int worker) {
+  const int workers = static_cast<int>(runStarts.size()) - 1;
+  std::vector<int> owner(layout.blocks.size());
+  for (int w = 0; w < workers; ++w)
+    for (std::int32_t b = runStarts[static_cast<std::size_t>(w)]; b < runStarts[static_cast<std::size_t>(w) + 1]; ++b)
+      owner[static_cast<std::size_t>(b)] = w;
+  BlockTraffic traffic;
+  const std::size_t levels = static_cast<std::size_t>(layout.levels);
+  traffic.send.assign(levels, std::vector<std::vector<BlockBox>>(static_cast<std::size_t>(workers)));
+  traffic.receive = traffic.send;
+  for (std::size_t reader = 0; reader < layout.blocks.size(); ++reader)
+    for (const RegionLink& link : layout.blocks[reader].links) {
+      if (link.block < 0) continue;
+      const int from = owner[static_cast<std::size_t>(link.block)], to = owner[reader];
+      if (from == to || (from != worker && to != worker)) continue;
+      const std::size_t level = static_cast<std::size_t>(layout.blocks[static_cast<std::size_t>(link.block)].level);
+      const BlockBox box = pointsRead(link, layout.blockNodes);
+      if (from == worker)
+        traffic.send[level][static_cast<std::size_t>(to)].push_back(box);
+      else
+        traffic.receive[level][static_cast<std::size_t>(from)].push_back(box);
+    }
+  for (auto* lists : {&traffic.send, &traffic.receive})
+    for (auto& byWorker : *lists)
+      for (std::vector<BlockBox>& boxes : byWorker) mergeBoxes(boxes);
+  return traffic;
+}
+
+}  // namespace octoflow::amr

@@ -1,0 +1,186 @@
+#include "parallel/DistributedAmrLbm.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <string>
+
+#include "lbm/Lattice.hpp"
+#include "parallel/LayerCopy.hpp"
+#include "parallel/MpiSupport.hpp"
+
+namespace octoflow::parallel {
+
+using namespace detail;
+
+DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree,
+                                     const amr::AmrLbmSettings& settings, const amr::SolidTest& solid) {
+  check(MPI_Comm_dup(communicator, &communicator_), "MPI_Comm_dup");
+  MPI_Comm_rank(communicator_, &rank_);
+  MPI_Comm_size(communicator_, &ranks_);
+  const bool cuda = settings.backend == exec::Backend::Cuda;
+  const bool everyRankCuda = everyRank(communicator_, cuda);
+  const HostPlace host = placeOnHost(communicator_);  // collective: every rank calls it
+  if (cuda && !everyRankCuda)
+    throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
+                "give every rank a GPU)");
+  if (cuda)
+    exec::useCudaDevice(host.rank);
+  else
+    shareCores(host);
+  const amr::BlockLayout layout = amr::leafBlocks(octree, settings.leafCells);
+  runStarts_ = amr::balancedRuns(layout, ranks_);  // the same on every rank (or the same error)
+  amr::AmrLbmSettings mine = settings;
+  mine.owned = amr::runOf(runStarts_, rank_);
+  local_ = std::make_unique<amr::AmrLbm>(octree, mine, solid);
+  if (ranks_ == 1) return;
+
+  const amr::BlockTraffic traffic = amr::blockTraffic(layout, runStarts_, rank_);
+  const std::size_t ranks = static_cast<std::size_t>(ranks_);
+  send_.resize(traffic.send.size());
+  receive_.resize(traffic.send.size());
+  std::vector<std::size_t> largest[2] = {std::vector<std::size_t>(ranks, 0), std::vector<std::size_t>(ranks, 0)};
+  for (std::size_t level = 0; level < traffic.send.size(); ++level)
+    for (std::size_t peer = 0; peer < ranks; ++peer) {
+      send_[level].push_back(messageOf(traffic.send[level][peer]));
+      receive_[level].push_back(messageOf(traffic.receive[level][peer]));
+      largest[0][peer] = std::max(largest[0][peer], send_[level][peer].values());
+      largest[1][peer] = std::max(largest[1][peer], receive_[level][peer].values());
+    }
+  bool fits = true;
+  for (int way = 0; way < 2; ++way)
+    for (const std::size_t values : largest[way]) fits = fits && values <= INT_MAX;
+  if (!everyRank(communicator_, fits))
+    throw Error("octree LBM over MPI ranks: a message between two ranks holds over 2^31 values; use more ranks");
+  const exec::MemorySpace working = exec::workingSpace(settings.backend), staging = exec::stagingSpace(settings.backend);
+  for (auto* buffers : {&sendWorking_, &receiveWorking_, &sendStaging_, &receiveStaging_}) buffers->resize(ranks);
+  for (std::size_t peer = 0; peer < ranks; ++peer) {
+    sendWorking_[peer] = exec::Buffer<float>(working, largest[0][peer]);
+    receiveWorking_[peer] = exec::Buffer<float>(working, largest[1][peer]);
+    staged_ = working != staging;
+    if (!staged_) continue;
+    sendStaging_[peer] = exec::Buffer<float>(staging, largest[0][peer]);
+    receiveStaging_[peer] = exec::Buffer<float>(staging, largest[1][peer]);
+  }
+  local_->onLevelStepped([this](int level) { exchange(level); });
+}
+
+DistributedAmrLbm::~DistributedAmrLbm() {
+  if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
+}
+
+DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::BlockBox>& boxes) const {
+  const int B = local_->layout().blockNodes;
+  const std::int64_t Q = lbm::latticeQ(local_->settings().lattice), N = local_->layout().pointsPerBlock();
+  std::vector<std::int64_t> post, pre;
+  for (const amr::BlockBox& box : boxes) {
+    const std::int32_t slot = local_->sourceSlot(box.block);
+    for (std::int64_t q = 0; q < Q; ++q)
+      for (int k = box.lo[2]; k <= box.hi[2]; ++k)
+        for (int j = box.lo[1]; j <= box.hi[1]; ++j)
+          for (int i = box.lo[0]; i <= box.hi[0]; ++i) {
+            const std::int64_t point = i + B * (j + std::int64_t{B} * k);
+            post.push_back((box.block * Q + q) * N + point);
+            if (slot >= 0) pre.push_back((slot * Q + q) * N + point);
+          }
+  }
+  const exec::MemorySpace space = exec::workingSpace(local_->settings().backend);
+  Message message{exec::Buffer<std::int64_t>(space, post.size()), exec::Buffer<std::int64_t>(space, pre.size())};
+  if (!post.empty()) message.postIndex.copyFrom(post.data(), post.size());
+  if (!pre.empty()) message.preIndex.copyFrom(pre.data(), pre.size());
+  return message;
+}
+
+void DistributedAmrLbm::copyMessage(const Message& message, int level, float* working, bool pack) {
+  const amr::AmrLbmLevels& state = local_->workingState();
+  const int parity = state.parity[level];
+  const IndexedCopy parts[2] = {{state.post[parity], working, message.postIndex.data(), pack},
+                                {state.pre[parity], working + message.postIndex.size(), message.preIndex.data(), pack}};
+  const Index counts[2] = {static_cast<Index>(message.postIndex.size()), static_cast<Index>(message.preIndex.size())};
+  for (int part = 0; part < 2; ++part) {
+    if (counts[part] == 0) continue;
+#if OCTOFLOW_HAVE_CUDA
+    if (local_->settings().backend == exec::Backend::Cuda) {
+      copyIndexedCuda(parts[part], counts[part]);
+      continue;
+    }
+#endif
+    copyIndexedCpu(parts[part], counts[part]);
+  }
+}
+
+void DistributedAmrLbm::exchange(int level) {
+  const std::vector<Message>& send = send_[static_cast<std::size_t>(level)];
+  const std::vector<Message>& receive = receive_[static_cast<std::size_t>(level)];
+  bool any = false;
+  for (std::size_t peer = 0; peer < send.size(); ++peer) any = any || send[peer].values() || receive[peer].values();
+  if (!any) return;
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<MPI_Request> requests;
+  for (int peer = 0; peer < ranks_; ++peer) {
+    const std::size_t p = static_cast<std::size_t>(peer), values = receive[p].values();
+    if (values == 0) continue;
+    requests.emplace_back();
+    float* inbox = staged_ ? receiveStaging_[p].data() : receiveWorking_[p].data();
+    check(MPI_Irecv(inbox, static_cast<int>(values), MPI_FLOAT, peer, level, communicator_, &requests.back()), "MPI_Irecv");
+  }
+  for (int peer = 0; peer < ranks_; ++peer) {
+    const std::size_t p = static_cast<std::size_t>(peer), values = send[p].values();
+    if (values == 0) continue;
+    // Packed after the sub-step's kernels (default stream); the copy to the host waits for it.
+    copyMessage(send[p], level, sendWorking_[p].data(), true);
+    float* outbox = sendWorking_[p].data();
+    if (staged_) {
+      exec::copyBytes(sendStaging_[p].data(), outbox, values * sizeof(float));
+      outbox = sendStaging_[p].data();
+    }
+    requests.emplace_back();
+    check(MPI_Isend(outbox, static_cast<int>(values), MPI_FLOAT, peer, level, communicator_, &requests.back()), "MPI_Isend");
+    traffic_.bytesSent += static_cast<double>(values * sizeof(float));
+  }
+  check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  for (int peer = 0; peer < ranks_; ++peer) {
+    const std::size_t p = static_cast<std::size_t>(peer), values = receive[p].values();
+    if (values == 0) continue;
+    if (staged_) exec::copyBytes(receiveWorking_[p].data(), receiveStaging_[p].data(), values * sizeof(float));
+    copyMessage(receive[p], level, receiveWorking_[p].data(), false);
+  }
+  ++traffic_.exchanges;
+  traffic_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
+  local_->fetchMoments(density, velocity);
+  if (ranks_ == 1) return;
+  const std::int64_t points = local_->layout().pointsPerBlock();
+  const double total = static_cast<double>(local_->layout().blocks.size()) * static_cast<double>(points) * 3.0;
+  if (total > INT_MAX) throw Error("octree LBM over MPI ranks: the moments hold over 2^31 values, too many to gather");
+  // Each rank's blocks are a run: its moments are one span of each array.
+  for (const int perPoint : {1, 3}) {
+    std::vector<float>& values = perPoint == 1 ? density : velocity;
+    std::vector<int> counts(static_cast<std::size_t>(ranks_)), offsets(static_cast<std::size_t>(ranks_));
+    for (int r = 0; r < ranks_; ++r) {
+      const std::int64_t first = runStarts_[static_cast<std::size_t>(r)], end = runStarts_[static_cast<std::size_t>(r) + 1];
+      offsets[static_cast<std::size_t>(r)] = static_cast<int>(first * points * perPoint);
+      counts[static_cast<std::size_t>(r)] = static_cast<int>((end - first) * points * perPoint);
+    }
+    check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, values.data(), counts.data(), offsets.data(), MPI_FLOAT,
+                         communicator_),
+          "MPI_Allgatherv");
+  }
+}
+
+std::array<double, 3> DistributedAmrLbm::obstacleForce() {
+  std::vector<double> mine = local_->obstacleForceByLink();
+  // Links are listed in block order and each rank's blocks are a run: rank order is link order.
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(ranks_)), offsets(static_cast<std::size_t>(ranks_), 0);
+  check(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, communicator_), "MPI_Allgather");
+  for (int r = 1; r < ranks_; ++r) offsets[static_cast<std::size_t>(r)] = offsets[static_cast<std::size_t>(r) - 1] + counts[static_cast<std::size_t>(r) - 1];
+  std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
+  check(MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, communicator_),
+        "MPI_Allgatherv");
+  return amr::sumOfLinkForces(all);
+}
+
+}  // namespace octoflow::parallel

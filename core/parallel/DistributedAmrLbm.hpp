@@ -1,0 +1,84 @@
+#pragma once
+// The octree LBM over MPI ranks: every rank builds the same octree and blocks, and steps one
+// contiguous run of blocks in block (Morton) order, the runs cut by work (amr/BlockShare.hpp: a
+// block of level L sub-steps 2^L times a step). The sub-steps run in the same order on every rank
+// (AmrLbm::advance), and after each sub-step of a level a rank sends the points of the level's
+// blocks that other ranks' blocks can read (amr::pointsRead: a layer or two at each cut, their new
+// post-collision state and, for blocks other levels read, the pre-collision one) to those ranks:
+// packed where the solver lives, through host memory. Each point is updated by one rank from the
+// same inputs in the same order as on one rank: results are bit-identical whatever the number of
+// ranks. Every rank holds the state of every block (a run over ranks divides the work, not the
+// memory, docs/AMR.md); only its own and the points it receives are current.
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "amr/AmrLbm.hpp"
+#include "amr/BlockShare.hpp"
+#include "exec/Memory.hpp"
+
+namespace octoflow::parallel {
+
+class DistributedAmrLbm {
+public:
+  // Collective: every rank of `communicator` builds the solver and steps its run of blocks.
+  // `settings.owned` is set here. std::invalid_argument for more ranks than blocks.
+  DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
+                    const amr::SolidTest& solid = {});
+  ~DistributedAmrLbm();
+  DistributedAmrLbm(const DistributedAmrLbm&) = delete;
+  DistributedAmrLbm& operator=(const DistributedAmrLbm&) = delete;
+
+  // Every rank sets every block from the same function (no communication).
+  void initialise(const amr::InitialState& state) { local_->initialise(state); }
+  void advance(std::int64_t coarseSteps) { local_->advance(coarseSteps); }  // collective
+  std::int64_t step() const { return local_->step(); }
+  int rank() const { return rank_; }
+  int ranks() const { return ranks_; }
+  const amr::AmrLbm& local() const { return *local_; }
+  const amr::BlockLayout& layout() const { return local_->layout(); }
+  // Where each rank's run of blocks begins, and the end of the last (amr::balancedRuns).
+  const std::vector<std::int32_t>& runStarts() const { return runStarts_; }
+
+  // Collective. Density and velocity of every point of every block, on every rank (as
+  // AmrLbm::fetchMoments of one solver of the whole octree).
+  void fetchMoments(std::vector<float>& density, std::vector<float>& velocity);
+  // Collective. The force on the obstacles after the last step, summed link by link in block order:
+  // the same on every rank and as on one rank.
+  std::array<double, 3> obstacleForce();
+
+  // What has travelled so far: exchanges (one a sub-step of a level that has blocks to send or
+  // receive), bytes sent by this rank, host seconds in them (copies and MPI).
+  struct Traffic {
+    std::int64_t exchanges = 0;
+    double bytesSent = 0.0, seconds = 0.0;
+  };
+  const Traffic& traffic() const { return traffic_; }
+
+private:
+  void exchange(int level);
+  // Where the values of a message lie in the post- and pre-collision arrays (positions from the
+  // arrays' starts; the message: the post values, then the pre ones), where the solver lives.
+  struct Message {
+    exec::Buffer<std::int64_t> postIndex, preIndex;
+    std::size_t values() const { return postIndex.size() + preIndex.size(); }
+  };
+  Message messageOf(const std::vector<amr::BlockBox>& boxes) const;
+  // Packs (or unpacks) a message between the solver's current state of `level` and `working`.
+  void copyMessage(const Message& message, int level, float* working, bool pack);
+
+  MPI_Comm communicator_ = MPI_COMM_NULL;
+  int rank_ = 0, ranks_ = 1;
+  std::vector<std::int32_t> runStarts_;
+  std::unique_ptr<amr::AmrLbm> local_;
+  std::vector<std::vector<Message>> send_, receive_;  // [level][rank]
+  // A rank's messages packed where the solver lives, and their host copies on CUDA, at the largest.
+  std::vector<exec::Buffer<float>> sendWorking_, receiveWorking_, sendStaging_, receiveStaging_;
+  bool staged_ = false;  // messages go through host copies (the solver on CUDA)
+  Traffic traffic_;
+};
+
+}  // namespace octoflow::parallel

@@ -1,0 +1,136 @@
+// The octree LBM over MPI ranks against one solver of the whole octree: density, velocity and the
+// obstacle force bit for bit after steps of level 0 on three levels, whatever the number of
+// ranks (run under mpirun -np 2, 4 and 8).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "TestSupport.hpp"
+#include "amr/AmrLbm.hpp"
+#include "parallel/DistributedAmrLbm.hpp"
+
+using namespace octoflow;
+using namespace octoflow::amr;
+
+namespace {
+
+// 3 x 2 x 2 leaves, periodic along x; the leaf at the middle of the bottom refined twice: 26 blocks
+// on 3 levels, so that the runs of 2 to 8 ranks cut across every level's blocks.
+Octree threeLevelTree() {
+  Octree tree({3, 2, 2}, {true, false, false}, 2);
+  tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0})});
+  tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
+  return tree;
+}
+
+// A body force, a sliding wall at y-, an outflow face at z+ and a sphere of radius 5 on levels 1
+// and 2: every path of the step (same level, finer and coarser links, face rules, obstacles).
+AmrLbmSettings channelSettings(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKernel kernel,
+                               exec::Backend backend) {
+  AmrLbmSettings settings;
+  settings.lattice = lattice;
+  settings.collision = collision;
+  settings.kernel = kernel;
+  settings.tau = 0.56;
+  settings.acceleration = {2e-5, 0.0, 0.0};
+  settings.backend = backend;
+  settings.faces.face[2].type = lbm::FaceType::MovingWall;
+  settings.faces.face[2].velocity = lbm::Vector3{0.02f, 0.0f, 0.0f};
+  settings.faces.face[5].type = lbm::FaceType::Outflow;
+  return settings;
+}
+
+bool insideSphere(const double (&x)[3]) {
+  return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
+}
+
+void initialState(const double (&x)[3], float& rho, float (&u)[3]) {
+  rho = static_cast<float>(1.0 + 0.002 * std::sin(0.2 * x[1]));
+  u[0] = 0.03f;
+  u[1] = static_cast<float>(0.01 * std::sin(0.3 * x[2]));
+  u[2] = 0.0f;
+}
+
+// The first value whose bits differ, or the size.
+std::size_t firstDifference(const std::vector<float>& a, const std::vector<float>& b) {
+  std::size_t n = 0;
+  while (n < a.size() && std::memcmp(&a[n], &b[n], sizeof(float)) == 0) ++n;
+  return n;
+}
+
+void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
+  const Octree tree = threeLevelTree();
+  parallel::DistributedAmrLbm distributed(MPI_COMM_WORLD, tree, settings, insideSphere);
+  distributed.initialise(initialState);
+  distributed.advance(steps);
+  std::vector<float> density, velocity;
+  distributed.fetchMoments(density, velocity);
+  const std::array<double, 3> force = distributed.obstacleForce();
+  // Every rank steps blocks of its own, and their state travels.
+  const BlockRun own = runOf(distributed.runStarts(), distributed.rank());
+  EXPECT_LT(own.first, own.end);
+  if (distributed.ranks() > 1) {
+    EXPECT_GT(distributed.traffic().exchanges, 0);
+    EXPECT_GT(distributed.traffic().bytesSent, 0.0);
+  }
+  if (distributed.rank() != 0) return;  // one reference, on rank 0
+
+  AmrLbm reference(tree, settings, insideSphere);
+  reference.initialise(initialState);
+  reference.advance(steps);
+  std::vector<float> expectedDensity, expectedVelocity;
+  reference.fetchMoments(expectedDensity, expectedVelocity);
+  ASSERT_EQ(density.size(), expectedDensity.size());
+  ASSERT_EQ(velocity.size(), expectedVelocity.size());
+  const std::size_t densityDiffers = firstDifference(density, expectedDensity);
+  EXPECT_EQ(densityDiffers, density.size()) << "density of point " << densityDiffers << " differs on "
+                                            << distributed.ranks() << " ranks";
+  const std::size_t velocityDiffers = firstDifference(velocity, expectedVelocity);
+  EXPECT_EQ(velocityDiffers, velocity.size()) << "velocity value " << velocityDiffers << " differs on "
+                                              << distributed.ranks() << " ranks";
+  const std::array<double, 3> expectedForce = reference.obstacleForce();
+  for (int axis = 0; axis < 3; ++axis) EXPECT_EQ(force[axis], expectedForce[axis]) << "axis " << axis;
+  EXPECT_NE(expectedForce[0], 0.0);
+  // The flow has moved from its initial state (a run that steps nothing would match too).
+  EXPECT_NE(firstDifference(expectedVelocity, [&] {
+              AmrLbm initial(tree, settings, insideSphere);
+              initial.initialise(initialState);
+              std::vector<float> rho, u;
+              initial.fetchMoments(rho, u);
+              return u;
+            }()),
+            expectedVelocity.size());
+}
+
+}  // namespace
+
+TEST(DistributedAmr, WholeBlockKernelOnThreeLevelsIsBitIdenticalToOneRank) {
+  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Whole,
+                                      exec::Backend::Cpu),
+                      20);
+}
+
+TEST(DistributedAmr, SortedShellsWithMrtOnD3Q27AreBitIdenticalToOneRank) {
+  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt, AmrKernel::Sorted,
+                                      exec::Backend::Cpu),
+                      11);
+}
+
+TEST(DistributedAmr, NaiveKernelIsBitIdenticalToOneRank) {
+  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Naive,
+                                      exec::Backend::Cpu),
+                      7);
+}
+
+TEST(DistributedAmr, CudaRanksAreBitIdenticalToOneCudaSolver) {
+  OCTO_SKIP_WITHOUT_GPU();
+  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Bgk, AmrKernel::Whole,
+                                      exec::Backend::Cuda),
+                      40);
+  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt, AmrKernel::Sorted,
+                                      exec::Backend::Cuda),
+                      40);
+}
