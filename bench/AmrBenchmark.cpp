@@ -31,6 +31,7 @@ struct AmrFlags {
   std::string backend = "auto", lattice = "D3Q27", kernel = "whole";
   int leaves = 8, levels = 1, leafCells = 16;
   long long steps = 0;
+  bool digest = false;
 };
 
 int runAmrBenchmark(const AmrFlags& flags) {
@@ -103,6 +104,17 @@ int runAmrBenchmark(const AmrFlags& flags) {
   const double bytesPerUpdate = 2.0 * q * sizeof(float);
   const exec::CopyBandwidth copy =
       exec::measureCopyBandwidth(backend, backend == exec::Backend::Cuda ? std::size_t{1} << 30 : std::size_t{1} << 26);
+  // `--digest`: density and velocity of every point after the run (gathered on every rank:
+  // collective), the same on any number of ranks.
+  std::string digest;
+  if (flags.digest) {
+    std::vector<float> density, velocity;
+    solver.fetchMoments(density, velocity);
+    Digest hash;
+    hash.add(density.data(), density.size() * sizeof(float));
+    hash.add(velocity.data(), velocity.size() * sizeof(float));
+    digest = hash.hex();
+  }
   const int ranks = static_cast<int>(runStarts.size()) - 1;
   // Against the copy roofline of all the ranks' devices (each measured alike: rank 0's times ranks).
   const double roofline = updates * bytesPerUpdate / stepSeconds / (copy.bytesPerSecond * ranks);
@@ -128,12 +140,16 @@ int runAmrBenchmark(const AmrFlags& flags) {
                   100.0 * static_cast<double>(work[static_cast<std::size_t>(r)]) / total);
     std::printf("\n  load balance %.3f (largest run's work / mean)\n", largest / (total / ranks));
 #if OCTOFLOW_HAVE_MPI
+    // The run's own exchanges (the digest's gathering is not one).
     const parallel::DistributedAmrLbm::Traffic& traffic = solver.traffic();
     const double steps = static_cast<double>(solver.step());
     std::printf("  rank 0: %.2f MB sent a step in %.1f exchanges, %.3f ms a step in them (host copies and MPI)\n",
                 traffic.bytesSent / steps / 1e6, static_cast<double>(traffic.exchanges) / steps, 1e3 * traffic.seconds / steps);
 #endif
   }
+  if (flags.digest)
+    std::printf("  digest of the density and velocity after step %lld: %s\n", static_cast<long long>(local.step()),
+                digest.c_str());
   return 0;
 }
 
@@ -153,6 +169,8 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
                      "interface; one launch a kind) | whole (blocks among blocks of their level stepped whole, "
                      "a thread a point; the others sorted; default)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
+  command.add_flag("--digest", flags->digest,
+                   "print a fingerprint of the final density and velocity (the same on any number of MPI ranks)");
   return [flags] { return runAmrBenchmark(*flags); };
 }
 

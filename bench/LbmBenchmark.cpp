@@ -138,7 +138,8 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.walls = options.walls;
   result.blocking = blockingLabel(options.blocking, dimensions);
   result.fp16NodePairs = config.fp16NodePairs;
-  result.fp16StagedPairs = config.fp16NodePairs && config.fp16StagedPairs;
+  // Staged pairs exist for D3Q27 only (lbm/BulkPairStep.hpp): D3Q19 pairs run in registers.
+  result.fp16StagedPairs = config.fp16NodePairs && config.fp16StagedPairs && options.lattice == lbm::LatticeKind::D3Q27;
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   result.nx = config.extent.nx;

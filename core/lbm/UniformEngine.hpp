@@ -148,7 +148,7 @@ private:
   void bulkStep(const NodeBox& box, Value* values, const VelocityTap& tap, const LesVelocityValue* velocityIn,
                 LesVelocityValue* velocityOut) {
     if constexpr (pairsPay(Odd, Forced, Csm)) {
-      const bool chosen = kPairHolding == PairHolding::Staged ? stagedPairs_ : true;
+      const bool chosen = kPairHolding != PairHolding::Staged || stagedPairs_;
       if (nodePairs_ && chosen && pairsFit(grid_.extent, box)) {
         queues_.compute.template parallelFor3<kPairBlocksPerSm>(
             pairBoxOf(box), BulkPairStep<L, Collision, Odd, kPairHolding>{

@@ -310,7 +310,9 @@ TEST_F(Cli, BenchTimelineListsTheStepsPhasesAndHaloExchangeInOrder) {
 // the state (two more steps).
 TEST_F(Cli, BenchDigestIsTheSameOnOneTwoAndEightRanks) {
   for (const std::string bench : {"bench lbm --backend cpu --lattice D3Q19 --size 16 --digest --steps ",
-                                  "bench phasefield --backend cpu --size 16 --digest --steps "}) {
+                                  "bench phasefield --backend cpu --size 16 --digest --steps ",
+                                  // Two levels: the runs of 8 ranks cut across both, and their interface.
+                                  "bench amr --backend cpu --lattice D3Q19 --leaves 4 --levels 2 --digest --steps "}) {
     SCOPED_TRACE(bench);
     const CommandResult one = runCli(bench + "6", directory_);
     ASSERT_EQ(one.exitCode, 0) << one.output;
