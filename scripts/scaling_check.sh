@@ -12,17 +12,20 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 # has them), halos over CUDA IPC. First the bits: the same command on every count of GPUs, and on
 # the CPU under 8 ranks, must print the digest of one rank (else no figure is taken). Then LBM
 # D3Q19 BGK FP32 weak (256^3 a GPU) and strong (512^3), the phase-field solver weak (512^3 a GPU)
-# and strong (1024^3), each with one step's timeline on the most GPUs.
+# and strong (1024^3), each with one step's timeline on the most GPUs; then the octree LBM (three
+# levels, D3Q19, 8^3 leaves of 17^3 at level 0: blocks in Morton runs cut by work) on each count,
+# with its load balance and time in exchanges.
 counts=1
 for n in 2 4 8; do [ "$gpus" -ge "$n" ] && counts="$counts $n"; done
 most=${counts##* }
-digest_of() { grep -o '"digest": "[0-9a-f]*"' | cut -d'"' -f4; }
+# The 16 hex digits of the line "digest of ...: <digest>" every bench prints with --digest.
+digest_of() { grep -oE 'digest of [^:]*: [0-9a-f]{16}' | grep -oE '[0-9a-f]{16}$'; }
 # same_bits LABEL RANK_COUNTS COMMAND...: the digest of every rank count equals the first's.
 same_bits() {
   local label=$1 ranks=$2 first="" ok=1 d
   shift 2
   for n in $ranks; do
-    d=$(mpirun --oversubscribe -np "$n" -x OMP_NUM_THREADS=2 "$@" --json --digest | digest_of)
+    d=$(mpirun --oversubscribe -np "$n" -x OMP_NUM_THREADS=2 "$@" --digest | digest_of)
     echo "  $label, $n rank(s): digest $d"
     [ -z "$first" ] && first=$d
     { [ -n "$d" ] && [ "$d" = "$first" ]; } || ok=0
@@ -39,6 +42,9 @@ identical=1
   same_bits "lbm cpu 32^3" "1 8" $lbm --backend cpu --size 32 --steps 10
   same_bits "phasefield cuda 128^3" "$counts" $pf --backend cuda --size 128 --steps 100
   same_bits "phasefield cpu 32^3" "1 8" $pf --backend cpu --size 32 --steps 10
+  amr="build-gpu/bin/octoflow bench amr --lattice D3Q19"
+  same_bits "amr cuda 3 levels" "$counts" $amr --backend cuda --leaves 8 --levels 3 --steps 50
+  same_bits "amr cpu 2 levels" "1 8" $amr --backend cpu --leaves 4 --levels 2 --steps 4
 } > "$logs/scaling.txt" 2>&1
 cat "$logs/scaling.txt"
 checked=$(wc -l < "$logs/scaling.txt")
@@ -58,6 +64,10 @@ if [ $identical = 1 ]; then
     mpirun --oversubscribe -np $most $pf --backend cuda --size 512 --weak --timeline
     mpirun --oversubscribe -np $most $pf --backend cuda --size 1024 --timeline
     mpirun --oversubscribe -np $most -x OCTOFLOW_CUDA_IPC=0 $pf --backend cuda --json --size 512 --weak
+    for n in $counts; do
+      mpirun --oversubscribe -np $n $amr --backend cuda --leaves 8 --levels 3
+      mpirun --oversubscribe -np $n $amr --backend cuda --leaves 16 --levels 3
+    done
   } >> "$logs/scaling.txt" 2>&1
   tail -n +$((checked + 1)) "$logs/scaling.txt"
 fi

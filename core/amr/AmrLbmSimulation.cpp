@@ -1,5 +1,5 @@
-// The octree LBM behind the Simulation interface (one process: the octree is not distributed over
-// MPI ranks yet). Its uniform grid is level 0: every level-0 node takes the values of the finest
+// The octree LBM behind the Simulation interface (one process: output, checkpoints and regrids over
+// MPI ranks are not written yet; the solver's steps run over ranks in parallel/DistributedAmrLbm). Its uniform grid is level 0: every level-0 node takes the values of the finest
 // block holding it (node-centred blocks: every level-0 node is a point of each block around it),
 // gathered where the solver lives, so the watchdog, isosurfaces, tracers and .vti files work on it
 // unchanged. The blocks themselves (blockGrid, fetchBlockFields) go to the `amr` Catalyst channel
@@ -37,7 +37,9 @@ public:
       : description_(description), case_(amrCase),
         solver_(std::make_unique<AmrLbm>(*amrCase.octree, amrCase.settings(options.backend), amrCase.solidPoints)),
         solidPoints_(amrCase.solidPoints) {
-    sim::requireOneProcess(options, description.sourcePath, "case.solver", "\"lbm-amr\"", "its octree is not shared over MPI ranks yet");
+    sim::requireOneProcess(options, description.sourcePath, "case.solver", "\"lbm-amr\"",
+                           "its runs (output, checkpoints, regrids) are one process's; the solver itself runs over "
+                           "ranks in `octoflow bench amr` only");
     describeBlocks();
     buildLevelZeroView();
   }
