@@ -15,6 +15,15 @@ inline AmrLbmSettings cpuSettings(lbm::LatticeKind lattice, double tau) {
   return settings;
 }
 
+// Three levels on a small domain: 3 x 2 x 2 leaves, periodic along x, walls on y and z; the leaf
+// at the middle of the bottom refined twice (26 blocks).
+inline Octree threeLevelTree() {
+  Octree tree({3, 2, 2}, {true, false, false}, 2);
+  tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0})});
+  tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
+  return tree;
+}
+
 // Two levels where blocks of each level lie wholly among blocks of their level (AmrKernel::Whole
 // steps them whole) beside blocks that border the other level: 5 x 4 x 1 root blocks, periodic in
 // x and y (some whole blocks reach their neighbours across the periodic faces), walls in z, the 2 x 2

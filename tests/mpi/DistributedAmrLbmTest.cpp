@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "AmrTestSupport.hpp"
 #include "TestSupport.hpp"
 #include "amr/AmrLbm.hpp"
 #include "parallel/DistributedAmrLbm.hpp"
@@ -16,15 +17,6 @@ using namespace octoflow;
 using namespace octoflow::amr;
 
 namespace {
-
-// 3 x 2 x 2 leaves, periodic along x; the leaf at the middle of the bottom refined twice: 26 blocks
-// on 3 levels, so that the runs of 2 to 8 ranks cut across every level's blocks.
-Octree threeLevelTree() {
-  Octree tree({3, 2, 2}, {true, false, false}, 2);
-  tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0})});
-  tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
-  return tree;
-}
 
 // A body force, a sliding wall at y-, an outflow face at z+ and a sphere of radius 5 on levels 1
 // and 2: every path of the step (same level, finer and coarser links, face rules, obstacles).
@@ -62,7 +54,8 @@ std::size_t firstDifference(const std::vector<float>& a, const std::vector<float
 }
 
 void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
-  const Octree tree = threeLevelTree();
+  // 26 blocks on 3 levels: the runs of 2 to 8 ranks cut across every level's blocks.
+  const Octree tree = test::threeLevelTree();
   parallel::DistributedAmrLbm distributed(MPI_COMM_WORLD, tree, settings, insideSphere);
   distributed.initialise(initialState);
   distributed.advance(steps);

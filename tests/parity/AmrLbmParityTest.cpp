@@ -17,20 +17,12 @@ using namespace octoflow::amr;
 
 namespace {
 
-Octree threeLevelTree() {
-  // 3 x 2 x 2 leaves, periodic along x; the leaf at the middle of the bottom refined twice.
-  Octree tree({3, 2, 2}, {true, false, false}, 2);
-  tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0})});
-  tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
-  return tree;
-}
-
 // Runs the case on both backends; returns the largest change of the CPU run's velocity from its
 // initial field.
 double runBoth(lbm::LatticeKind lattice, lbm::CollisionKind collision, std::vector<float> (&density)[2], std::vector<float> (&velocity)[2],
                std::array<double, 3> (&force)[2]) {
   double largestChange = 0.0;
-  const Octree tree = threeLevelTree();
+  const Octree tree = test::threeLevelTree();
   for (int backend = 0; backend < 2; ++backend) {
     AmrLbmSettings settings;
     settings.lattice = lattice;
@@ -133,7 +125,7 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
     // Setup 3: setup 1 on mother-leaf blocks (leaves of 32 cells, 33^3 points), twice the size.
     const bool mother = setup == 2;
     const double scale = mother ? 2.0 : 1.0;
-    Octree tree = threeLevelTree();
+    Octree tree = test::threeLevelTree();
     if (open) {
       tree = Octree({3, 2, 2}, {false, false, false}, 2);
       tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0}), tree.findLeaf(BlockKey{0, 0, 1, 1})});
@@ -224,7 +216,7 @@ TEST(AmrLbmGpu, MassIsConservedInAClosedBoxOverTenThousandStepsOnThreeLevels) {
 // after 50 steps the level-2 family merges and a root leaf at the other end is refined, then 50 steps more.
 TEST(AmrLbmParity, CudaMatchesTheCpuReferenceAcrossARegrid) {
   OCTO_SKIP_WITHOUT_GPU();
-  const Octree tree = threeLevelTree();
+  const Octree tree = test::threeLevelTree();
   std::vector<LeafChange> changes(tree.leafCount(), LeafChange::Keep);
   for (std::size_t n = 0; n < tree.leafCount(); ++n)
     if (tree.leaves()[n].level == 2) changes[n] = LeafChange::Coarsen;
