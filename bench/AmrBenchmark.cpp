@@ -138,7 +138,9 @@ int runAmrBenchmark(const AmrFlags& flags) {
     for (int r = 0; r < ranks; ++r)
       std::printf(" %d: %d..%d %.1f %%", r, runStarts[static_cast<std::size_t>(r)], runStarts[static_cast<std::size_t>(r) + 1] - 1,
                   100.0 * static_cast<double>(work[static_cast<std::size_t>(r)]) / total);
-    std::printf("\n  load balance %.3f (largest run's work / mean)\n", largest / (total / ranks));
+    std::printf("\n  load balance %.3f (largest run's work / mean); rank 0 holds %zu of the %zu blocks (its %d and their "
+                "neighbours)\n",
+                largest / (total / ranks), local.heldBlocks().size(), layout.blocks.size(), local.ownedBlocks());
 #if OCTOFLOW_HAVE_MPI
     // The run's own exchanges (the digest's gathering is not one).
     const parallel::DistributedAmrLbm::Traffic& traffic = solver.traffic();

@@ -76,15 +76,23 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   if (!amrKernelRuns(settings.kernel, settings.collision))
     throw std::invalid_argument(std::string("the octree LBM's ") + amrKernelName(settings.kernel) + " kernel runs bgk, not " +
                                 lbm::collisionName(settings.collision) + ": use the whole or sorted kernel");
+  const BlockRun& owned = settings.owned;
+  const std::size_t wholeCount = layout_.blocks.size();
+  if (owned.first < 0 || static_cast<std::size_t>(owned.first) >= wholeCount ||
+      (owned.end >= 0 && (owned.end <= owned.first || static_cast<std::size_t>(owned.end) > wholeCount)))
+    throw std::invalid_argument("the solver's own blocks [" + std::to_string(owned.first) + ", " + std::to_string(owned.end) +
+                                ") are not a run of the octree's " + std::to_string(wholeCount) + " blocks");
+  held_ = amr::heldBlocks(layout_, owned, heldGlobal_);
+  ownedCount_ = static_cast<std::int32_t>((owned.end < 0 ? static_cast<std::int32_t>(wholeCount) : owned.end) - owned.first);
   // The kernels index a level's points with 32 bits (AmrInnerStep).
-  if (static_cast<double>(layout_.blocks.size()) * static_cast<double>(layout_.pointsPerBlock()) >= 2147483648.0)
-    throw std::invalid_argument("the octree has " + std::to_string(layout_.blocks.size()) +
+  if (static_cast<double>(held_.blocks.size()) * static_cast<double>(held_.pointsPerBlock()) >= 2147483648.0)
+    throw std::invalid_argument("the solver holds " + std::to_string(held_.blocks.size()) +
                                 " leaves: the kernels index at most 2^31 points");
 
   const exec::MemorySpace space = exec::workingSpace(settings.backend);
   const int Q = lbm::latticeQ(settings.lattice);
   const std::int64_t points = layout_.pointsPerBlock();
-  const std::size_t blockCount = layout_.blocks.size();
+  const std::size_t blockCount = held_.blocks.size();
 
   state_.blockNodes = layout_.blockNodes;
   const float tau0 = static_cast<float>(settings.tau);
@@ -111,30 +119,31 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
     state_.faceRules = state_.faceRules || (type != lbm::FaceType::Wall && type != lbm::FaceType::Periodic);
   }
 
-  const BlockRun& owned = settings.owned;
-  if (owned.first < 0 || static_cast<std::size_t>(owned.first) >= blockCount ||
-      (owned.end >= 0 && (owned.end <= owned.first || static_cast<std::size_t>(owned.end) > blockCount)))
-    throw std::invalid_argument("the solver's own blocks [" + std::to_string(owned.first) + ", " + std::to_string(owned.end) +
-                                ") are not a run of the octree's " + std::to_string(blockCount) + " blocks");
   slots_.assign(blockCount, -1);
   std::int32_t sources = 0;
   for (std::size_t b = 0; b < blockCount; ++b)
-    if (layout_.crossLevelSource[b]) slots_[b] = sources++;
+    if (held_.crossLevelSource[b]) slots_[b] = sources++;
 
+  // The obstacle mask of the blocks held (every block's, in block order, comes in).
+  std::vector<std::uint8_t> heldSolid;
   if (!solidPoints.empty()) {
-    if (solidPoints.size() != blockCount * static_cast<std::size_t>(points))
+    if (solidPoints.size() != wholeCount * static_cast<std::size_t>(points))
       throw std::invalid_argument("the obstacle mask holds " + std::to_string(solidPoints.size()) + " points, the blocks " +
-                                  std::to_string(blockCount * static_cast<std::size_t>(points)));
-    if (std::find(solidPoints.begin(), solidPoints.end(), std::uint8_t{1}) != solidPoints.end())
-      solid_ = uploaded(space, solidPoints);
+                                  std::to_string(wholeCount * static_cast<std::size_t>(points)));
+    heldSolid.resize(blockCount * static_cast<std::size_t>(points));
+    for (std::size_t b = 0; b < blockCount; ++b)
+      std::copy_n(solidPoints.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(heldGlobal_[b]) * points), points,
+                  heldSolid.begin() + static_cast<std::ptrdiff_t>(b * static_cast<std::size_t>(points)));
+    if (std::find(heldSolid.begin(), heldSolid.end(), std::uint8_t{1}) != heldSolid.end())
+      solid_ = uploaded(space, heldSolid);
   }
 
-  blocks_ = uploaded(space, layout_.blocks);
+  blocks_ = uploaded(space, held_.blocks);
   sourceSlot_ = uploaded(space, slots_);
-  for (const std::vector<int>& members : layout_.byLevel) {
+  for (const std::vector<int>& members : held_.byLevel) {
     std::vector<std::int32_t> stepped;
     for (const int b : members)
-      if (owned.holds(b)) stepped.push_back(b);
+      if (b < ownedCount_) stepped.push_back(b);
     levelBlocks_.push_back(uploaded(space, stepped));
   }
   for (int parity = 0; parity < 2; ++parity) {
@@ -147,9 +156,9 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   state_.blocks = blocks_.data();
   state_.sourceSlot = sourceSlot_.data();
   state_.solid = solid_.size() ? solid_.data() : nullptr;
-  if (state_.solid) findObstacleLinks(solidPoints);
+  if (state_.solid) findObstacleLinks(heldSolid);
   shells_.resize(static_cast<std::size_t>(layout_.levels));
-  if (settings.kernel == AmrKernel::Sorted || settings.kernel == AmrKernel::Whole) sortShells(solidPoints);
+  if (settings.kernel == AmrKernel::Sorted || settings.kernel == AmrKernel::Whole) sortShells(heldSolid);
   if (previous) {
     adopt(*previous);
     return;
@@ -177,11 +186,11 @@ void AmrLbm::position(int block, int i, int j, int k, double (&out)[3]) const {
 void AmrLbm::initialise(const InitialState& initial) {
   lbm::withLattice(settings_.lattice, [&](auto lattice) {
     using L = decltype(lattice);
-    const std::size_t points = static_cast<std::size_t>(layout_.pointsPerBlock());
-    const std::size_t blockCount = layout_.blocks.size();
+    const std::size_t points = static_cast<std::size_t>(held_.pointsPerBlock());
+    const std::size_t blockCount = held_.blocks.size();
     std::vector<float> post(blockCount * L::Q * points);
     std::vector<float> pre(pre_[0].size());
-    forEachPoint(layout_, [&](std::size_t b, std::size_t n, const double (&where)[3]) {
+    forEachPoint(held_, [&](std::size_t b, std::size_t n, const double (&where)[3]) {
       float density = 1.0f, velocity[3] = {0.0f, 0.0f, 0.0f};
       initial(where, density, velocity);
       const lbm::Vector3 u{velocity[0], velocity[1], velocity[2]};
@@ -236,7 +245,7 @@ void AmrLbm::advance(std::int64_t coarseSteps) {
 }
 
 const float* AmrLbm::workingMoments() {
-  const std::int64_t blockCount = static_cast<std::int64_t>(layout_.blocks.size());
+  const std::int64_t blockCount = static_cast<std::int64_t>(held_.blocks.size());
 #if OCTOFLOW_HAVE_CUDA
   if (settings_.backend == exec::Backend::Cuda) {
     detail::momentsCuda(settings_.lattice, state_, blockCount, moments_.data());
@@ -248,7 +257,7 @@ const float* AmrLbm::workingMoments() {
 }
 
 void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity) {
-  const std::int64_t total = static_cast<std::int64_t>(layout_.blocks.size()) * layout_.pointsPerBlock();
+  const std::int64_t total = static_cast<std::int64_t>(held_.blocks.size()) * held_.pointsPerBlock();
   const detail::PointGather gather{workingMoments(), total, pointIndex, density, velocity};
 #if OCTOFLOW_HAVE_CUDA
   if (settings_.backend == exec::Backend::Cuda) {
@@ -260,7 +269,7 @@ void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, fl
 }
 
 void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
-  const std::size_t total = layout_.blocks.size() * static_cast<std::size_t>(layout_.pointsPerBlock());
+  const std::size_t total = held_.blocks.size() * static_cast<std::size_t>(held_.pointsPerBlock());
   workingMoments();
   density.resize(total);
   velocity.resize(3 * total);
@@ -410,13 +419,20 @@ AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, 
 
 }  // namespace
 
+void AmrLbm::requireEveryBlock(const char* what) const {
+  if (held_.blocks.size() != layout_.blocks.size())
+    throw std::logic_error(std::string(what) + " needs a solver of every block, not of a run of them");
+}
+
 AmrLbmHostCopy AmrLbm::hostCopy() const {
+  requireEveryBlock("AmrLbm::hostCopy");
   std::vector<std::uint8_t> solid(solid_.size());
   if (!solid.empty()) solid_.copyTo(solid.data(), solid.size());
   return AmrLbmHostCopy{octree_, settings_, layout_, snapshot(), std::move(solid)};
 }
 
 void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
+  requireEveryBlock("AmrLbm::adopt");
   if (previous.settings.lattice != settings_.lattice || previous.settings.tau != settings_.tau ||
       previous.octree.rootBlocks() != octree_.rootBlocks() || previous.octree.periodic() != octree_.periodic() ||
       previous.layout.blockNodes != layout_.blockNodes)
@@ -571,15 +587,14 @@ double AmrLbm::mass(const std::vector<float>& density) const {
 // coarser block holds (their state is the coarse level's) are that level's.
 void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
   AmrLbmLevels host = state_;
-  host.blocks = layout_.blocks.data();
+  host.blocks = held_.blocks.data();
   host.solid = solidPoints.data();
-  const int B = layout_.blockNodes;
+  const int B = held_.blockNodes;
   lbm::withLattice(settings_.lattice, [&](auto lattice) {
     using L = decltype(lattice);
     if constexpr (L::dimensions == 3) {
-      for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
-        if (!settings_.owned.holds(static_cast<std::int64_t>(b))) continue;
-        const BlockPlacement& block = layout_.blocks[b];
+      for (std::size_t b = 0; b < static_cast<std::size_t>(ownedCount_); ++b) {
+        const BlockPlacement& block = held_.blocks[b];
         const AmrLevelStep<L> step{host, nullptr, block.level, 0.0f};
         const std::int32_t index = static_cast<std::int32_t>(b);
         for (int k = 0; k < B; ++k)
@@ -591,7 +606,7 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
               for (int q = 1; q < L::Q; ++q)
                 if (step.reflectedByObstacle(q, index, block, x)) link.reflected |= 1u << q;
               if (!link.reflected) continue;
-              link.point = static_cast<std::int64_t>(b) * layout_.pointsPerBlock() + host.point(i, j, k);
+              link.point = static_cast<std::int64_t>(b) * held_.pointsPerBlock() + host.point(i, j, k);
               link.weight = static_cast<float>(std::ldexp(sharedPart(block, i, j, k), -2 * block.level));
               obstacleLinks_.push_back(link);
             }
@@ -639,20 +654,20 @@ bool AmrLbm::steppedWhole(const BlockPlacement& block, std::vector<std::int32_t>
 // first (their shells are not listed).
 void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
   AmrLbmLevels host = state_;
-  host.blocks = layout_.blocks.data();
+  host.blocks = held_.blocks.data();
   host.solid = solidPoints.empty() ? nullptr : solidPoints.data();
-  const int B = layout_.blockNodes;
+  const int B = held_.blockNodes;
   const exec::MemorySpace space = exec::workingSpace(settings_.backend);
   lbm::withLattice(settings_.lattice, [&](auto lattice) {
     using L = decltype(lattice);
     if constexpr (L::dimensions == 3) {
-      for (int level = 0; level < layout_.levels; ++level) {
+      for (int level = 0; level < held_.levels; ++level) {
         const AmrLevelStep<L> step{host, nullptr, level, 0.0f};
         std::vector<ShellPoint> byKind[kShellKinds];
         std::vector<std::int32_t> wholeBlocks, around, otherBlocks;
-        for (const int b : layout_.byLevel[static_cast<std::size_t>(level)]) {
-          if (!settings_.owned.holds(b)) continue;
-          const BlockPlacement& block = layout_.blocks[static_cast<std::size_t>(b)];
+        for (const int b : held_.byLevel[static_cast<std::size_t>(level)]) {
+          if (b >= ownedCount_) continue;  // a ghost: read, not stepped
+          const BlockPlacement& block = held_.blocks[static_cast<std::size_t>(b)];
           if (settings_.kernel == AmrKernel::Whole && steppedWhole(block, around)) {
             wholeBlocks.push_back(b);
             continue;
@@ -679,7 +694,7 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
         std::vector<ShellPoint> finerPoints;
         std::vector<std::int32_t> sourceOf;
         for (const ShellPoint& entry : byKind[static_cast<int>(ShellKind::Linked)]) {
-          const BlockPlacement& block = layout_.blocks[static_cast<std::size_t>(entry.block)];
+          const BlockPlacement& block = held_.blocks[static_cast<std::size_t>(entry.block)];
           const int x[3] = {entry.point % B, (entry.point / B) % B, entry.point / (B * B)};
           for (int q = 0; q < L::Q; ++q) {
             const int s[3] = {x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2)};

@@ -71,8 +71,9 @@ struct AmrLbmSettings {
   // inlets, outlets and moving walls: lbm/FaceBoundaries.hpp, on every level).
   lbm::FaceBoundaries faces;
   // The blocks this solver steps (a run over MPI ranks steps each rank's own: parallel/
-  // DistributedAmrLbm); every block by default. Every block's state is held all the same; the
-  // others' is whatever was last put there (DistributedAmrLbm: the blocks its own ones read).
+  // DistributedAmrLbm); every block by default. It holds the state of these and of the blocks their
+  // links lead to (ghosts: never stepped, their state whatever was last put there; DistributedAmrLbm
+  // sends it on), nothing of the others (AmrLbm::heldLayout).
   BlockRun owned;
 };
 
@@ -116,7 +117,14 @@ public:
   // The pre-collision slot of a block (AmrLbmLevels::sourceSlot), or -1.
   std::int32_t sourceSlot(int block) const { return slots_[static_cast<std::size_t>(block)]; }
 
+  // Every block of the octree (block order: Morton).
   const BlockLayout& layout() const { return layout_; }
+  // The blocks this solver holds, numbered as its state is (AmrLbmSettings::owned: its own run
+  // first, then the blocks their links lead to, amr::heldBlocks; every block: the layout), and the
+  // index in layout() of each. Arrays of the state, moments and snapshots follow this numbering.
+  const BlockLayout& heldLayout() const { return held_; }
+  const std::vector<std::int32_t>& heldBlocks() const { return heldGlobal_; }
+  std::int32_t ownedBlocks() const { return ownedCount_; }
   // Blocks of `level` that AmrKernel::Whole steps whole (0 with the other kernels).
   std::int64_t blocksSteppedWhole(int level) const { return shells_[static_cast<std::size_t>(level)].wholeCount; }
   const Octree& octree() const { return octree_; }
@@ -128,7 +136,8 @@ public:
   // Position of point (i, j, k) of a block in level-0 node coordinates.
   void position(int block, int i, int j, int k, double (&out)[3]) const;
 
-  // Host copies, per point of every block (block order, x fastest): density and velocity (xyz).
+  // Host copies, per point of every block held (heldLayout() order, x fastest; one solver of the
+  // whole octree: block order): density and velocity (xyz).
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity);
   // The fluid's mass: density times the volume of each point's dual cell in level-0 units
   // (h_L^3 with h_L = 2^-L, halved across each face a point shares with another block; walls lie
@@ -149,8 +158,8 @@ public:
   // link's force, a point shared by blocks is counted once), level-0 lattice units, summed in
   // a fixed order in double: the same on either backend.
   std::array<double, 3> obstacleForce();
-  // The same, link point by link point (three values each, in block order; the solver's own blocks
-  // only): obstacleForce() is their sum in this order.
+  // The same, link point by link point (three values each, in block order; the points of the
+  // solver's own blocks only): obstacleForce() is their sum in this order.
   std::vector<double> obstacleForceByLink();
   std::size_t obstacleLinkPoints() const { return obstacleLinks_.size(); }
 
@@ -177,6 +186,7 @@ public:
 private:
   AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
          const AmrLbmHostCopy* previous);
+  void requireEveryBlock(const char* what) const;
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
   void sortShells(const std::vector<std::uint8_t>& solidPoints);
@@ -190,6 +200,9 @@ private:
   Octree octree_;
   AmrLbmSettings settings_;
   BlockLayout layout_;
+  BlockLayout held_;
+  std::vector<std::int32_t> heldGlobal_;
+  std::int32_t ownedCount_ = 0;
   AmrLbmLevels state_;
   std::int64_t step_ = 0;
   exec::Buffer<BlockPlacement> blocks_;

@@ -32,6 +32,39 @@ std::vector<std::int32_t> balancedRuns(const BlockLayout& layout, int workers) {
   return starts;
 }
 
+BlockLayout heldBlocks(const BlockLayout& layout, const BlockRun& owned, std::vector<std::int32_t>& global) {
+  const std::int32_t count = static_cast<std::int32_t>(layout.blocks.size());
+  const std::int32_t end = owned.end < 0 ? count : owned.end;
+  global.clear();
+  for (std::int32_t b = owned.first; b < end; ++b) global.push_back(b);
+  std::vector<std::int32_t> local(layout.blocks.size(), -1);
+  for (std::int32_t b = owned.first; b < end; ++b) local[static_cast<std::size_t>(b)] = b - owned.first;
+  std::vector<std::int32_t> ghosts;
+  for (std::int32_t b = owned.first; b < end; ++b)
+    for (const RegionLink& link : layout.blocks[static_cast<std::size_t>(b)].links)
+      if (link.block >= 0 && local[static_cast<std::size_t>(link.block)] < 0) ghosts.push_back(link.block);
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  for (const std::int32_t b : ghosts) {
+    local[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(global.size());
+    global.push_back(b);
+  }
+  BlockLayout held;
+  held.blockNodes = layout.blockNodes;
+  held.levels = layout.levels;
+  held.byLevel.assign(static_cast<std::size_t>(layout.levels), {});
+  for (std::size_t h = 0; h < global.size(); ++h) {
+    const std::size_t b = static_cast<std::size_t>(global[h]);
+    BlockPlacement block = layout.blocks[b];
+    for (RegionLink& link : block.links)
+      if (link.block >= 0) link.block = local[static_cast<std::size_t>(link.block)];
+    held.byLevel[static_cast<std::size_t>(block.level)].push_back(static_cast<int>(h));
+    held.blocks.push_back(block);
+    held.crossLevelSource.push_back(layout.crossLevelSource[b]);
+  }
+  return held;
+}
+
 std::vector<std::int64_t> runWork(const BlockLayout& layout, const std::vector<std::int32_t>& runStarts) {
   std::vector<std::int64_t> work(runStarts.size() - 1, 0);
   for (std::size_t worker = 0; worker + 1 < runStarts.size(); ++worker)

@@ -25,6 +25,13 @@ inline std::int64_t blockWork(int level) { return std::int64_t{1} << level; }
 // fewer blocks than workers.
 std::vector<std::int32_t> balancedRuns(const BlockLayout& layout, int workers);
 
+// The blocks a worker that steps the run `owned` holds, as a layout of their own: the run's blocks
+// first (in order: local index b - owned.first), then the blocks their links lead to (ghosts, in
+// block order), the links renumbered. A ghost's links to blocks not held lead nowhere (-1): a ghost
+// is read, never stepped. `global`: the block index of each held block. The whole run (every
+// block): the layout itself.
+BlockLayout heldBlocks(const BlockLayout& layout, const BlockRun& owned, std::vector<std::int32_t>& global);
+
 // The run of worker `worker` of `runStarts` (balancedRuns).
 inline BlockRun runOf(const std::vector<std::int32_t>& runStarts, int worker) {
   return BlockRun{runStarts[static_cast<std::size_t>(worker)], runStarts[static_cast<std::size_t>(worker) + 1]};

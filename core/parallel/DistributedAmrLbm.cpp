@@ -35,6 +35,8 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
   local_ = std::make_unique<amr::AmrLbm>(octree, mine, solid);
   if (ranks_ == 1) return;
 
+  const std::vector<std::int32_t>& held = local_->heldBlocks();
+  for (std::size_t h = 0; h < held.size(); ++h) heldIndex_.emplace(held[h], static_cast<std::int32_t>(h));
   const amr::BlockTraffic traffic = amr::blockTraffic(layout, runStarts_, rank_);
   const std::size_t ranks = static_cast<std::size_t>(ranks_);
   send_.resize(traffic.send.size());
@@ -74,13 +76,14 @@ DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::B
   const std::int64_t Q = lbm::latticeQ(local_->settings().lattice), N = local_->layout().pointsPerBlock();
   std::vector<std::int64_t> post, pre;
   for (const amr::BlockBox& box : boxes) {
-    const std::int32_t slot = local_->sourceSlot(box.block);
+    const std::int64_t block = heldIndex_.at(box.block);  // the box's block as the solver numbers it
+    const std::int32_t slot = local_->sourceSlot(static_cast<int>(block));
     for (std::int64_t q = 0; q < Q; ++q)
       for (int k = box.lo[2]; k <= box.hi[2]; ++k)
         for (int j = box.lo[1]; j <= box.hi[1]; ++j)
           for (int i = box.lo[0]; i <= box.hi[0]; ++i) {
             const std::int64_t point = i + B * (j + std::int64_t{B} * k);
-            post.push_back((box.block * Q + q) * N + point);
+            post.push_back((block * Q + q) * N + point);
             if (slot >= 0) pre.push_back((slot * Q + q) * N + point);
           }
   }
@@ -150,22 +153,25 @@ void DistributedAmrLbm::exchange(int level) {
 }
 
 void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
-  local_->fetchMoments(density, velocity);
-  if (ranks_ == 1) return;
+  std::vector<float> heldDensity, heldVelocity;
+  local_->fetchMoments(heldDensity, heldVelocity);
   const std::int64_t points = local_->layout().pointsPerBlock();
   const double total = static_cast<double>(local_->layout().blocks.size()) * static_cast<double>(points) * 3.0;
   if (total > INT_MAX) throw Error("octree LBM over MPI ranks: the moments hold over 2^31 values, too many to gather");
-  // Each rank's blocks are a run: its moments are one span of each array.
+  // Each rank's own blocks come first in its arrays, and are a run of the block order: one span of
+  // each whole array.
   for (const int perPoint : {1, 3}) {
+    const std::vector<float>& mine = perPoint == 1 ? heldDensity : heldVelocity;
     std::vector<float>& values = perPoint == 1 ? density : velocity;
+    values.resize(local_->layout().blocks.size() * static_cast<std::size_t>(points * perPoint));
     std::vector<int> counts(static_cast<std::size_t>(ranks_)), offsets(static_cast<std::size_t>(ranks_));
     for (int r = 0; r < ranks_; ++r) {
       const std::int64_t first = runStarts_[static_cast<std::size_t>(r)], end = runStarts_[static_cast<std::size_t>(r) + 1];
       offsets[static_cast<std::size_t>(r)] = static_cast<int>(first * points * perPoint);
       counts[static_cast<std::size_t>(r)] = static_cast<int>((end - first) * points * perPoint);
     }
-    check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, values.data(), counts.data(), offsets.data(), MPI_FLOAT,
-                         communicator_),
+    check(MPI_Allgatherv(mine.data(), counts[static_cast<std::size_t>(rank_)], MPI_FLOAT, values.data(), counts.data(),
+                         offsets.data(), MPI_FLOAT, communicator_),
           "MPI_Allgatherv");
   }
 }

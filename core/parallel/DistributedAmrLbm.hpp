@@ -7,13 +7,14 @@
 // post-collision state and, for blocks other levels read, the pre-collision one) to those ranks:
 // packed where the solver lives, through host memory. Each point is updated by one rank from the
 // same inputs in the same order as on one rank: results are bit-identical whatever the number of
-// ranks. Every rank holds the state of every block (a run over ranks divides the work, not the
-// memory, docs/AMR.md); only its own and the points it receives are current.
+// ranks. A rank holds the state of its own blocks and of the blocks their links lead to (ghosts,
+// AmrLbm::heldLayout), nothing of the others.
 #include <mpi.h>
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "amr/AmrLbm.hpp"
@@ -74,6 +75,7 @@ private:
   int rank_ = 0, ranks_ = 1;
   std::vector<std::int32_t> runStarts_;
   std::unique_ptr<amr::AmrLbm> local_;
+  std::unordered_map<std::int32_t, std::int32_t> heldIndex_;  // block index -> the solver's index of it
   std::vector<std::vector<Message>> send_, receive_;  // [level][rank]
   // A rank's messages packed where the solver lives, and their host copies on CUDA, at the largest.
   std::vector<exec::Buffer<float>> sendWorking_, receiveWorking_, sendStaging_, receiveStaging_;

@@ -134,3 +134,44 @@ TEST(BlockShare, WhatOneRankSendsIsWhatTheOtherReceivesAndEveryPointReadTravels)
     if (workers > 1) EXPECT_GT(sentPoints, 0u);
   }
 }
+
+TEST(BlockShare, HeldBlocksAreTheRunThenTheBlocksItLinksToRenumbered) {
+  const BlockLayout layout = leafBlocks(test::nestedWholeBlocksTree());
+  std::vector<std::int32_t> global;
+  // Every block: the layout itself.
+  const BlockLayout whole = heldBlocks(layout, BlockRun{}, global);
+  ASSERT_EQ(whole.blocks.size(), layout.blocks.size());
+  EXPECT_EQ(whole.byLevel, layout.byLevel);
+  EXPECT_EQ(whole.crossLevelSource, layout.crossLevelSource);
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    EXPECT_EQ(global[b], static_cast<std::int32_t>(b));
+    for (int r = 0; r < 64; ++r) EXPECT_EQ(whole.blocks[b].links[r].block, layout.blocks[b].links[r].block);
+  }
+  const std::vector<std::int32_t> starts = balancedRuns(layout, 3);
+  const BlockRun run = runOf(starts, 1);
+  const BlockLayout held = heldBlocks(layout, run, global);
+  const std::int32_t own = run.end - run.first;
+  ASSERT_EQ(held.blocks.size(), global.size());
+  EXPECT_LT(held.blocks.size(), layout.blocks.size());
+  for (std::int32_t h = 0; h < static_cast<std::int32_t>(global.size()); ++h) {
+    const BlockPlacement& block = held.blocks[static_cast<std::size_t>(h)];
+    const BlockPlacement& original = layout.blocks[static_cast<std::size_t>(global[static_cast<std::size_t>(h)])];
+    if (h < own) EXPECT_EQ(global[static_cast<std::size_t>(h)], run.first + h);
+    else EXPECT_FALSE(run.holds(global[static_cast<std::size_t>(h)]));  // a ghost
+    EXPECT_EQ(block.level, original.level);
+    EXPECT_EQ(held.crossLevelSource[static_cast<std::size_t>(h)],
+              layout.crossLevelSource[static_cast<std::size_t>(global[static_cast<std::size_t>(h)])]);
+    for (int r = 0; r < 64; ++r) {
+      const RegionLink& link = block.links[r];
+      const RegionLink& was = original.links[r];
+      EXPECT_EQ(link.levelShift, was.levelShift);
+      if (link.block >= 0)
+        EXPECT_EQ(global[static_cast<std::size_t>(link.block)], was.block);
+      else if (h < own)
+        EXPECT_EQ(was.block, -1) << "an own block's link lost its block";  // own blocks keep every link
+    }
+  }
+  // The ghosts are exactly the blocks the run links to, each once, in block order.
+  EXPECT_TRUE(std::is_sorted(global.begin() + own, global.end()));
+  EXPECT_EQ(std::adjacent_find(global.begin() + own, global.end()), global.end());
+}

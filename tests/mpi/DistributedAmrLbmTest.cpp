@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -69,6 +70,19 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
     EXPECT_GT(distributed.traffic().exchanges, 0);
     EXPECT_GT(distributed.traffic().bytesSent, 0.0);
   }
+  // A rank holds its own blocks, then the blocks they link to, and no other.
+  const BlockLayout& layout = distributed.layout();
+  std::vector<std::int32_t> expectedHeld;
+  for (std::int32_t b = own.first; b < own.end; ++b) expectedHeld.push_back(b);
+  std::vector<std::int32_t> linked;
+  for (std::int32_t b = own.first; b < own.end; ++b)
+    for (const RegionLink& link : layout.blocks[static_cast<std::size_t>(b)].links)
+      if (link.block >= 0 && !own.holds(link.block)) linked.push_back(link.block);
+  std::sort(linked.begin(), linked.end());
+  linked.erase(std::unique(linked.begin(), linked.end()), linked.end());
+  expectedHeld.insert(expectedHeld.end(), linked.begin(), linked.end());
+  EXPECT_EQ(distributed.local().heldBlocks(), expectedHeld);
+  if (distributed.ranks() == 8) EXPECT_LT(expectedHeld.size(), layout.blocks.size());
   if (distributed.rank() != 0) return;  // one reference, on rank 0
 
   AmrLbm reference(tree, settings, insideSphere);
