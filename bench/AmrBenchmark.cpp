@@ -73,6 +73,10 @@ int runAmrBenchmark(const AmrFlags& flags) {
   settings.tau = 0.6;
   settings.backend = backend;
   settings.leafCells = flags.leafCells;
+  const std::size_t blockCount = amr::leafBlocks(tree, flags.leafCells).blocks.size();
+  if (blockCount < static_cast<std::size_t>(worldRanks()))
+    throw InputError("--leaves", "", "the octree has " + std::to_string(blockCount) + " blocks, fewer than the " +
+                                         std::to_string(worldRanks()) + " MPI ranks: more leaves or levels, or fewer ranks");
 #if OCTOFLOW_HAVE_MPI
   parallel::DistributedAmrLbm solver(MPI_COMM_WORLD, tree, settings);
   const amr::AmrLbm& local = solver.local();

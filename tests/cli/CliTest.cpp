@@ -305,6 +305,14 @@ TEST_F(Cli, BenchTimelineListsTheStepsPhasesAndHaloExchangeInOrder) {
       << field.output;
 }
 
+// The octree LBM shares blocks over ranks: fewer blocks than ranks is bad input, said once.
+TEST_F(Cli, BenchAmrRefusesMoreRanksThanBlocks) {
+  const CommandResult result = runCliOnTwoRanks("bench amr --backend cpu --leaves 1 --steps 1", directory_);
+  EXPECT_EQ(result.exitCode, 2) << result.output;
+  EXPECT_NE(result.output.find("--leaves: the octree has 1 blocks, fewer than the 2 MPI ranks"), std::string::npos)
+      << result.output;
+}
+
 // What every scaling run checks first (docs/PERFORMANCE.md): the same benchmark on 1, 2 and 8
 // ranks (the grid cut 1x1x2, then 2x2x2) ends in the same bits, and the fingerprint changes with
 // the state (two more steps).
