@@ -4,7 +4,7 @@
 # benchmarks. Logs go to $1 (default: gpu-logs/). Header-only dependencies and GoogleTest come
 # from .deps/ (see README, "Building on a GPU machine"). $2 picks parts: "all" (default) or a
 # comma-separated list of tests, bench (LBM), pairs (FP16 node pairs against one node a thread),
-# phasefield, insitu, scaling.
+# phasefield, insitu, amr-ranks (the octree LBM over 2 ranks), scaling.
 set -uo pipefail
 logs=${1:-gpu-logs}
 parts=${2:-all}
@@ -27,6 +27,7 @@ cmake --preset gpu -DOCTOFLOW_ENABLE_MPI=$mpi -DOCTOFLOW_GTEST_SOURCE_DIR=.deps/
 targets=()
 want tests || targets=(--target octoflow_cli)
 want tests || ! want pairs || targets+=(blocking_tests)  # the NodePairs bits
+want tests || ! want amr-ranks || [ "$mpi" = OFF ] || targets+=(mpi_tests)  # the DistributedAmr bits
 cmake --build build-gpu -j16 "${targets[@]}" > "$logs/build.txt" 2>&1 || { grep -E "error" "$logs/build.txt" | head -30; exit 1; }
 tests_status=0
 if want tests; then
@@ -122,6 +123,19 @@ if want insitu; then
   build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --every 100000 --tracer-velocity field
 } > "$logs/insitu.txt" 2>&1
 cat "$logs/insitu.txt"
+fi
+# The octree LBM over MPI ranks on this machine's GPU(s) (several GPUs: scaling_check.sh): the
+# DistributedAmr bits on CUDA under 2 ranks, the digest of 1 and 2 ranks, and the 2-rank bench.
+if want amr-ranks && [ "$mpi" = ON ]; then
+{
+  git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
+  [ -x build-gpu/bin/mpi_tests ] && OCTOFLOW_REQUIRE_GPU=1 mpirun --oversubscribe -np 2 build-gpu/bin/mpi_tests \
+    --gtest_filter='DistributedAmr.*'
+  amr="build-gpu/bin/octoflow bench amr --backend cuda --lattice D3Q19 --leaves 8 --levels 3"
+  for n in 1 2; do mpirun --oversubscribe -np $n $amr --steps 50 --digest; done
+  for n in 1 2; do mpirun --oversubscribe -np $n $amr; done
+} > "$logs/amr_ranks.txt" 2>&1
+grep -E "digest|ms a step|balance|sent|PASSED|FAILED" "$logs/amr_ranks.txt"
 fi
 # Scaling over the GPUs of one host: scripts/scaling_check.sh (bits first, then the figures).
 if want scaling && [ "$mpi" = ON ]; then
