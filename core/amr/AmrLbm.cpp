@@ -420,8 +420,8 @@ AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, 
 }  // namespace
 
 void AmrLbm::requireEveryBlock(const char* what) const {
-  if (held_.blocks.size() != layout_.blocks.size())
-    throw std::logic_error(std::string(what) + " needs a solver of every block, not of a run of them");
+  if (static_cast<std::size_t>(ownedCount_) != layout_.blocks.size())
+    throw std::logic_error(std::string(what) + " needs a solver that steps every block, not a run of them");
 }
 
 AmrLbmHostCopy AmrLbm::hostCopy() const {
@@ -568,6 +568,9 @@ double AmrLbm::sharedPart(const BlockPlacement& block, int i, int j, int k) cons
 double AmrLbm::mass(const std::vector<float>& density) const {
   const int B = layout_.blockNodes;
   const std::int64_t points = layout_.pointsPerBlock();
+  if (density.size() != layout_.blocks.size() * static_cast<std::size_t>(points))
+    throw std::invalid_argument("mass: the density holds " + std::to_string(density.size()) + " points, the octree's blocks " +
+                                std::to_string(layout_.blocks.size() * static_cast<std::size_t>(points)));
   double total = 0.0;
   for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
     const BlockPlacement& block = layout_.blocks[b];

@@ -133,7 +133,7 @@ public:
   double tau(int level) const;
   // The body acceleration in level `level`'s lattice units (it halves a level down).
   lbm::Vector3 acceleration(int level) const;
-  // Position of point (i, j, k) of a block in level-0 node coordinates.
+  // Position of point (i, j, k) of a block (its index in layout()) in level-0 node coordinates.
   void position(int block, int i, int j, int k, double (&out)[3]) const;
 
   // Host copies, per point of every block held (heldLayout() order, x fastest; one solver of the
@@ -141,7 +141,9 @@ public:
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity);
   // The fluid's mass: density times the volume of each point's dual cell in level-0 units
   // (h_L^3 with h_L = 2^-L, halved across each face a point shares with another block; walls lie
-  // half a spacing beyond the last points).
+  // half a spacing beyond the last points). `density`: every point of every block, layout() order
+  // (a solver of a run of blocks: the gathered one, DistributedAmrLbm::fetchMoments);
+  // std::invalid_argument for another size.
   double mass(const std::vector<float>& density) const;
   // Density (a value a point) then velocity (xyz a point) of every point, where the solver lives
   // (device memory on CUDA), computed for the current state: valid until the next call. On CUDA the
@@ -180,7 +182,8 @@ public:
 
   AmrLbmHostCopy hostCopy() const;
   AmrLbmSnapshot snapshot() const;
-  // A snapshot of a solver on the same octree and lattice (sizes checked: std::invalid_argument).
+  // A snapshot of a solver on the same octree and lattice, holding the same blocks (sizes checked:
+  // std::invalid_argument).
   void restore(const AmrLbmSnapshot& snapshot);
 
 private:

@@ -74,8 +74,8 @@ std::vector<std::int64_t> runWork(const BlockLayout& layout, const std::vector<s
 }
 
 bool operator<(const BlockBox& a, const BlockBox& b) {
-  return std::tie(a.block, a.lo[2], a.lo[1], a.lo[0], a.hi[2], a.hi[1], a.hi[0]) <
-         std::tie(b.block, b.lo[2], b.lo[1], b.lo[0], b.hi[2], b.hi[1], b.hi[0]);
+  return std::tie(a.block, a.preCollision, a.lo[2], a.lo[1], a.lo[0], a.hi[2], a.hi[1], a.hi[0]) <
+         std::tie(b.block, b.preCollision, b.lo[2], b.lo[1], b.lo[0], b.hi[2], b.hi[1], b.hi[0]);
 }
 
 bool operator==(const BlockBox& a, const BlockBox& b) { return !(a < b) && !(b < a); }
@@ -85,6 +85,7 @@ BlockBox pointsRead(const RegionLink& link, int blockNodes) {
   const int reach = link.levelShift == 0 ? 1 : 2;
   BlockBox box;
   box.block = link.block;
+  box.preCollision = link.levelShift != 0;
   for (int axis = 0; axis < 3; ++axis) {
     const int offset = link.offset[axis];
     int lo = offset, hi = last + offset;  // the reader's points 0 .. B - 1 in the source's frame
@@ -102,9 +103,10 @@ BlockBox pointsRead(const RegionLink& link, int blockNodes) {
 
 namespace {
 
-// Whether `a` and `b` (boxes of one block) make one box with no point beyond them: one holds the
-// other, or they agree on two axes and overlap or touch on the third. `a` becomes that box.
+// Whether `a` and `b` (boxes of one block and state) make one box with no point beyond them: one
+// holds the other, or they agree on two axes and overlap or touch on the third. `a` becomes that box.
 bool mergedInto(BlockBox& a, const BlockBox& b) {
+  if (a.preCollision != b.preCollision) return false;
   int differing = 0, axis = -1;
   bool aHolds = true, bHolds = true;
   for (int d = 0; d < 3; ++d) {

@@ -41,9 +41,12 @@ inline BlockRun runOf(const std::vector<std::int32_t>& runStarts, int worker) {
 std::vector<std::int64_t> runWork(const BlockLayout& layout, const std::vector<std::int32_t>& runStarts);
 
 // A box of a block's points (local coordinates, inclusive bounds).
+// Which state of them is read: a block of the same level reads the post-collision populations, a
+// block of another level the pre-collision ones (it rebuilds the populations on its level).
 struct BlockBox {
   std::int32_t block = 0;
   std::int32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  bool preCollision = false;
   std::int64_t points() const {
     return std::int64_t{hi[0] - lo[0] + 1} * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
   }
@@ -55,13 +58,14 @@ bool operator==(const BlockBox& a, const BlockBox& b);
 // reader's links, to `source`): the reader's box seen from the source (the link's offset: across a
 // periodic wrap too), grown by the farthest a pull reaches into a neighbour, in the source's spacing:
 // 1 at the same level (x - c_q), 2 across levels (a coarse point one coarse spacing out is two fine
-// spacings; the cubic interpolation of coarse points takes two on either side), clipped to the block.
+// spacings; the cubic interpolation of coarse points takes two on either side), clipped to the block;
+// pre-collision state across levels, post-collision at the same level.
 BlockBox pointsRead(const RegionLink& link, int blockNodes);
 
 // What one worker sends and receives after each sub-step of a level: per level, per other worker,
 // boxes of the level's blocks whose state goes across: of its own blocks that a block of the other
 // worker links to, and of the other's blocks its own blocks link to (pointsRead), sorted, a box
-// merged into another where that adds no point. The same lists are worked out by every worker from
+// merged into another of the same state where that adds no point. The same lists are worked out by every worker from
 // the layout alone.
 struct BlockTraffic {
   std::vector<std::vector<std::vector<BlockBox>>> send, receive;  // [level][worker]

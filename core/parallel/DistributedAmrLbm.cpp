@@ -15,7 +15,8 @@ using namespace detail;
 
 DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree,
                                      const amr::AmrLbmSettings& settings, const amr::SolidTest& solid) {
-  check(MPI_Comm_dup(communicator, &communicator_), "MPI_Comm_dup");
+  check(MPI_Comm_dup(communicator, &duplicate_.handle), "MPI_Comm_dup");
+  communicator_ = duplicate_.handle;
   MPI_Comm_rank(communicator_, &rank_);
   MPI_Comm_size(communicator_, &ranks_);
   const bool cuda = settings.backend == exec::Backend::Cuda;
@@ -67,9 +68,7 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
   local_->onLevelStepped([this](int level) { exchange(level); });
 }
 
-DistributedAmrLbm::~DistributedAmrLbm() {
-  if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
-}
+DistributedAmrLbm::~DistributedAmrLbm() = default;
 
 DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::BlockBox>& boxes) const {
   const int B = local_->layout().blockNodes;
@@ -77,15 +76,15 @@ DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::B
   std::vector<std::int64_t> post, pre;
   for (const amr::BlockBox& box : boxes) {
     const std::int64_t block = heldIndex_.at(box.block);  // the box's block as the solver numbers it
-    const std::int32_t slot = local_->sourceSlot(static_cast<int>(block));
+    // Pre-collision state: the block's slot (other levels read it, so it has one).
+    const std::int64_t slot = box.preCollision ? local_->sourceSlot(static_cast<int>(block)) : block;
+    if (slot < 0) throw Error("octree LBM over MPI ranks: a block read across levels keeps no pre-collision state");
+    std::vector<std::int64_t>& index = box.preCollision ? pre : post;
     for (std::int64_t q = 0; q < Q; ++q)
       for (int k = box.lo[2]; k <= box.hi[2]; ++k)
         for (int j = box.lo[1]; j <= box.hi[1]; ++j)
-          for (int i = box.lo[0]; i <= box.hi[0]; ++i) {
-            const std::int64_t point = i + B * (j + std::int64_t{B} * k);
-            post.push_back((block * Q + q) * N + point);
-            if (slot >= 0) pre.push_back((slot * Q + q) * N + point);
-          }
+          for (int i = box.lo[0]; i <= box.hi[0]; ++i)
+            index.push_back((slot * Q + q) * N + i + B * (j + std::int64_t{B} * k));
   }
   const exec::MemorySpace space = exec::workingSpace(local_->settings().backend);
   Message message{exec::Buffer<std::int64_t>(space, post.size()), exec::Buffer<std::int64_t>(space, pre.size())};

@@ -3,8 +3,8 @@
 // contiguous run of blocks in block (Morton) order, the runs cut by work (amr/BlockShare.hpp: a
 // block of level L sub-steps 2^L times a step). The sub-steps run in the same order on every rank
 // (AmrLbm::advance), and after each sub-step of a level a rank sends the points of the level's
-// blocks that other ranks' blocks can read (amr::pointsRead: a layer or two at each cut, their new
-// post-collision state and, for blocks other levels read, the pre-collision one) to those ranks:
+// blocks that other ranks' blocks can read (amr::pointsRead: a layer or two at each cut; the new
+// post-collision state to readers of the same level, the new pre-collision one across levels):
 // packed where the solver lives, through host memory. Each point is updated by one rank from the
 // same inputs in the same order as on one rank: results are bit-identical whatever the number of
 // ranks. A rank holds the state of its own blocks and of the blocks their links lead to (ghosts,
@@ -71,7 +71,18 @@ private:
   // Packs (or unpacks) a message between the solver's current state of `level` and `working`.
   void copyMessage(const Message& message, int level, float* working, bool pack);
 
-  MPI_Comm communicator_ = MPI_COMM_NULL;
+  // A duplicate of the run's communicator, freed with the solver (also when its constructor throws).
+  struct Communicator {
+    MPI_Comm handle = MPI_COMM_NULL;
+    Communicator() = default;
+    Communicator(const Communicator&) = delete;
+    Communicator& operator=(const Communicator&) = delete;
+    ~Communicator() {
+      if (handle != MPI_COMM_NULL) MPI_Comm_free(&handle);
+    }
+  };
+  Communicator duplicate_;
+  MPI_Comm communicator_ = MPI_COMM_NULL;  // duplicate_.handle
   int rank_ = 0, ranks_ = 1;
   std::vector<std::int32_t> runStarts_;
   std::unique_ptr<amr::AmrLbm> local_;

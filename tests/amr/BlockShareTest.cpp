@@ -70,6 +70,7 @@ TEST(BlockShare, ASameLevelNeighbourReadsTwoLayersAndACoarserOneTwoSpacingsAroun
   ASSERT_EQ(coarse.block, 0);
   const BlockBox read = pointsRead(coarse, B);
   EXPECT_EQ(read.block, 0);
+  EXPECT_TRUE(read.preCollision);  // rebuilt on the reader's level from the pre-collision state
   EXPECT_EQ(read.lo[0], B - 3);
   EXPECT_EQ(read.hi[0], B - 1);
   for (int axis = 1; axis < 3; ++axis) {
@@ -83,6 +84,7 @@ TEST(BlockShare, ASameLevelNeighbourReadsTwoLayersAndACoarserOneTwoSpacingsAroun
     const RegionLink& up = layout.blocks[b].links[regionIndex(1, 3, 1)];
     if (up.block < 0 || up.levelShift != 0) continue;
     const BlockBox layer = pointsRead(up, B);
+    EXPECT_FALSE(layer.preCollision);
     EXPECT_EQ(layer.lo[1], 0);
     EXPECT_EQ(layer.hi[1], 1);
     EXPECT_EQ(layer.lo[0], 0);
@@ -97,8 +99,8 @@ TEST(BlockShare, WhatOneRankSendsIsWhatTheOtherReceivesAndEveryPointReadTravels)
     const std::vector<std::int32_t> starts = balancedRuns(layout, workers);
     std::vector<BlockTraffic> traffic;
     for (int w = 0; w < workers; ++w) traffic.push_back(blockTraffic(layout, starts, w));
-    // Every point read across a cut: (level, owner, reader rank, block, point).
-    std::set<std::tuple<int, int, int, std::int32_t, int>> reads;
+    // Every point read across a cut: (level, owner, reader rank, block, pre-collision state, point).
+    std::set<std::tuple<int, int, int, std::int32_t, bool, int>> reads;
     const auto eachPoint = [B](const BlockBox& box, auto&& visit) {
       for (int k = box.lo[2]; k <= box.hi[2]; ++k)
         for (int j = box.lo[1]; j <= box.hi[1]; ++j)
@@ -111,10 +113,12 @@ TEST(BlockShare, WhatOneRankSendsIsWhatTheOtherReceivesAndEveryPointReadTravels)
           const int owner = static_cast<int>(std::upper_bound(starts.begin(), starts.end(), link.block) - starts.begin()) - 1;
           if (owner == reader) continue;
           const int level = layout.blocks[static_cast<std::size_t>(link.block)].level;
-          eachPoint(pointsRead(link, B), [&](int point) { reads.emplace(level, owner, reader, link.block, point); });
+          const BlockBox read = pointsRead(link, B);
+          EXPECT_EQ(read.preCollision, link.levelShift != 0);
+          eachPoint(read, [&](int point) { reads.emplace(level, owner, reader, link.block, read.preCollision, point); });
         }
     std::size_t sentPoints = 0;
-    std::set<std::tuple<int, int, int, std::int32_t, int>> sent;
+    std::set<std::tuple<int, int, int, std::int32_t, bool, int>> sent;
     for (int from = 0; from < workers; ++from)
       for (int to = 0; to < workers; ++to)
         for (int level = 0; level < layout.levels; ++level) {
@@ -125,7 +129,7 @@ TEST(BlockShare, WhatOneRankSendsIsWhatTheOtherReceivesAndEveryPointReadTravels)
             EXPECT_TRUE(runOf(starts, from).holds(box.block));
             EXPECT_EQ(layout.blocks[static_cast<std::size_t>(box.block)].level, level);
             sentPoints += static_cast<std::size_t>(box.points());
-            eachPoint(box, [&](int point) { sent.emplace(level, from, to, box.block, point); });
+            eachPoint(box, [&](int point) { sent.emplace(level, from, to, box.block, box.preCollision, point); });
           }
         }
     // Every point read is sent, none that is not, and merged boxes overlap little.
