@@ -113,14 +113,16 @@ private:
   // needs more threads in flight, and so does D3Q27 MRT; only the lean forms (no body force, no
   // CSM) fit in the registers that leaves: the others spilled 100-320 bytes (ptxas, sm_90). The
   // lean D3Q27 FP16 forms take one block more again (64 registers a thread; measured on an H100:
-  // MRT 23,100 against 20,870 MLUPS with 3 blocks, BGK unchanged, "MRT rows sharing one rate").
+  // MRT 23,100 against 20,870 MLUPS with 3 blocks, BGK unchanged, "MRT rows sharing one rate"),
+  // but TRT: it spilled 160-216 bytes at 64 registers and ran at half BGK's speed.
   static constexpr bool kMrt = std::is_same_v<Collision, Mrt>;
+  static constexpr bool kTrt = std::is_same_v<Collision, Trt>;
   static constexpr int bulkBlocksPerSm(bool forced, bool csm) {
     const int blocks = L::Q <= 9 ? 4 : (L::Q <= 19 ? 3 : 2);
     const bool lean = !forced && !csm;
     const bool moreInFlight = kMrt ? L::Q == 27 : S::kind == StorageKind::Fp16;
     const bool fp16Q27 = L::Q == 27 && S::kind == StorageKind::Fp16;
-    return blocks + (lean && moreInFlight ? 1 : 0) + (lean && fp16Q27 ? 1 : 0);
+    return blocks + (lean && moreInFlight ? 1 : 0) + (lean && fp16Q27 && !kTrt ? 1 : 0);
   }
   // Where FP16 bulk steps update two nodes a thread (lbm/BulkPairStep.hpp), as measured on an
   // H200 (docs/PERFORMANCE.md): the lean D3Q19 form's even steps, and its odd steps too with MRT
