@@ -27,6 +27,16 @@ void pointPosition(const BlockPlacement& block, int i, int j, int k, double (&ou
     out[axis] = std::ldexp(static_cast<double>(block.origin[axis] + local[axis]), -block.level);
 }
 
+// The pre-collision slot of each block of `layout` (AmrLbmLevels::sourceSlot): numbered in block
+// order over the blocks other levels read, -1 for the others.
+std::vector<std::int32_t> sourceSlots(const BlockLayout& layout) {
+  std::vector<std::int32_t> slots(layout.blocks.size(), -1);
+  std::int32_t next = 0;
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b)
+    if (layout.crossLevelSource[b]) slots[b] = next++;
+  return slots;
+}
+
 // visit(block, point, position in level-0 node coordinates) for every point of every block.
 template <class Visit>
 void forEachPoint(const BlockLayout& layout, Visit&& visit) {
@@ -83,7 +93,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
     throw std::invalid_argument("the solver's own blocks [" + std::to_string(owned.first) + ", " + std::to_string(owned.end) +
                                 ") are not a run of the octree's " + std::to_string(wholeCount) + " blocks");
   held_ = amr::heldBlocks(layout_, owned, heldGlobal_);
-  ownedCount_ = static_cast<std::int32_t>((owned.end < 0 ? static_cast<std::int32_t>(wholeCount) : owned.end) - owned.first);
+  ownedCount_ = (owned.end < 0 ? static_cast<std::int32_t>(wholeCount) : owned.end) - owned.first;
   // The kernels index a level's points with 32 bits (AmrInnerStep).
   if (static_cast<double>(held_.blocks.size()) * static_cast<double>(held_.pointsPerBlock()) >= 2147483648.0)
     throw std::invalid_argument("the solver holds " + std::to_string(held_.blocks.size()) +
@@ -119,10 +129,9 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
     state_.faceRules = state_.faceRules || (type != lbm::FaceType::Wall && type != lbm::FaceType::Periodic);
   }
 
-  slots_.assign(blockCount, -1);
-  std::int32_t sources = 0;
-  for (std::size_t b = 0; b < blockCount; ++b)
-    if (held_.crossLevelSource[b]) slots_[b] = sources++;
+  slots_ = sourceSlots(held_);
+  const std::size_t sources =
+      static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](std::int32_t slot) { return slot >= 0; }));
 
   // The obstacle mask of the blocks held (every block's, in block order, comes in).
   std::vector<std::uint8_t> heldSolid;
@@ -367,14 +376,6 @@ AdoptTaps adoptTaps(const Octree& tree, const BlockLayout& layout, BlockKey key,
   return taps;
 }
 
-std::vector<std::int64_t> sourceSlots(const BlockLayout& layout) {
-  std::vector<std::int64_t> slots(layout.blocks.size(), -1);
-  std::int64_t next = 0;
-  for (std::size_t b = 0; b < layout.blocks.size(); ++b)
-    if (layout.crossLevelSource[b]) slots[b] = next++;
-  return slots;
-}
-
 // The taps of `tree`'s blocks a point of another octree comes from: of the leaves of `tree` that
 // hold the point (up to 8 where it lies on block faces, edges or corners), one of the point's own
 // level (its copy), else the deepest; the first in leaf order among equals. Chosen by the point
@@ -442,7 +443,8 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
   const std::vector<std::uint8_t>& oldSolid = previous.solid;
   std::vector<std::uint8_t> newSolid(solid_.size());
   if (!newSolid.empty()) solid_.copyTo(newSolid.data(), newSolid.size());
-  const std::vector<std::int64_t> oldSlots = sourceSlots(oldLayout), newSlots = sourceSlots(layout_);
+  // Every block held (requireEveryBlock): this solver's slots are the layout's.
+  const std::vector<std::int32_t> oldSlots = sourceSlots(oldLayout), &newSlots = slots_;
   const int B = layout_.blockNodes;
   const std::size_t N = static_cast<std::size_t>(layout_.pointsPerBlock());
 

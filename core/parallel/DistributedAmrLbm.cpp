@@ -19,16 +19,7 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
   communicator_ = duplicate_.handle;
   MPI_Comm_rank(communicator_, &rank_);
   MPI_Comm_size(communicator_, &ranks_);
-  const bool cuda = settings.backend == exec::Backend::Cuda;
-  const bool everyRankCuda = everyRank(communicator_, cuda);
-  const HostPlace host = placeOnHost(communicator_);  // collective: every rank calls it
-  if (cuda && !everyRankCuda)
-    throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
-                "give every rank a GPU)");
-  if (cuda)
-    exec::useCudaDevice(host.rank);
-  else
-    shareCores(host);
+  takeDeviceOrCores(communicator_, settings.backend);
   const amr::BlockLayout layout = amr::leafBlocks(octree, settings.leafCells);
   runStarts_ = amr::balancedRuns(layout, ranks_);  // the same on every rank (or the same error)
   amr::AmrLbmSettings mine = settings;
@@ -57,10 +48,10 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
     throw Error("octree LBM over MPI ranks: a message between two ranks holds over 2^31 values; use more ranks");
   const exec::MemorySpace working = exec::workingSpace(settings.backend), staging = exec::stagingSpace(settings.backend);
   for (auto* buffers : {&sendWorking_, &receiveWorking_, &sendStaging_, &receiveStaging_}) buffers->resize(ranks);
+  staged_ = working != staging;
   for (std::size_t peer = 0; peer < ranks; ++peer) {
     sendWorking_[peer] = exec::Buffer<float>(working, largest[0][peer]);
     receiveWorking_[peer] = exec::Buffer<float>(working, largest[1][peer]);
-    staged_ = working != staging;
     if (!staged_) continue;
     sendStaging_[peer] = exec::Buffer<float>(staging, largest[0][peer]);
     receiveStaging_[peer] = exec::Buffer<float>(staging, largest[1][peer]);

@@ -48,23 +48,12 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
   for (int axis = 0; axis < 3; ++axis) periods[axis] = whole.faces.periodic(axis) ? 1 : 0;
   check(MPI_Cart_create(communicator, 3, dims.data(), periods, 0, &communicator_), "MPI_Cart_create");
   MPI_Comm_rank(communicator_, &rank_);
-  // Every rank must run on the same backend (a rank without a usable GPU would otherwise fall back
-  // to the CPU alone, and its collective calls would no longer match the others').
-  const bool cuda = backend_ == exec::Backend::Cuda;
-  const bool everyRankCuda = everyRank(communicator_, cuda);
-  const HostPlace host = placeOnHost(communicator_);  // collective: every rank calls it
-  if (cuda && !everyRankCuda)
-    throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
-                "give every rank a GPU)");
+  const HostPlace host = takeDeviceOrCores(communicator_, backend_);
   if (ranks_ > 1 && whole.extent.cellCount() > INT_MAX)
     throw Error("a grid of over 2^31 nodes cannot be gathered to rank 0; write it in pieces");
   piece_ = pieceOf(rank_);
   for (int axis = 0; axis < 3; ++axis)
     check(MPI_Cart_shift(communicator_, axis, 1, &neighbour_[axis][0], &neighbour_[axis][1]), "MPI_Cart_shift");
-  if (backend_ == exec::Backend::Cuda)
-    exec::useCudaDevice(host.rank);
-  else
-    shareCores(host);
   local_ = std::make_unique<lbm::UniformSolver>(pieceConfig(whole_, piece_), backend_);
   deviceBuffersToMpi_ = backend_ == exec::Backend::Cuda && gpuAwareMpi();
   if (ranks_ == 1) return;

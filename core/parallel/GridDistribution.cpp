@@ -26,20 +26,12 @@ GridDistribution::GridDistribution(MPI_Comm communicator, const Extent& whole, c
   check(MPI_Cart_create(communicator, 3, dims.data(), periods, 0, &communicator_), "MPI_Cart_create");
   MPI_Comm_rank(communicator_, &rank_);
   const bool cuda = backend_ == exec::Backend::Cuda;
-  const bool everyRankCuda = everyRank(communicator_, cuda);
-  const HostPlace host = placeOnHost(communicator_);  // collective: every rank calls it
-  if (cuda && !everyRankCuda)
-    throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
-                "give every rank a GPU)");
+  const HostPlace host = takeDeviceOrCores(communicator_, backend_);
   if (ranks_ > 1 && whole.cellCount() > INT_MAX)
     throw Error("a grid of over 2^31 nodes cannot be gathered to rank 0; write it in pieces");
   piece_ = pieceOf(rank_);
   for (int axis = 0; axis < 3; ++axis)
     check(MPI_Cart_shift(communicator_, axis, 1, &neighbour_[axis][0], &neighbour_[axis][1]), "MPI_Cart_shift");
-  if (cuda)
-    exec::useCudaDevice(host.rank);
-  else
-    shareCores(host);
   // One message holds a layer of every field an exchange moves, at the largest layer.
   const Extent local = localExtent();
   const Index largest = std::max({local.ny * local.nz, local.nx * local.nz, local.nx * local.ny});

@@ -40,6 +40,20 @@ void shareCores(const HostPlace& place) {
 #endif
 }
 
+HostPlace takeDeviceOrCores(MPI_Comm communicator, exec::Backend backend) {
+  const bool cuda = backend == exec::Backend::Cuda;
+  const bool everyRankCuda = everyRank(communicator, cuda);
+  const HostPlace host = placeOnHost(communicator);  // collective: every rank calls it
+  if (cuda && !everyRankCuda)
+    throw Error("MPI ranks disagree on the backend: some have no usable CUDA device (run with --backend cpu, or "
+                "give every rank a GPU)");
+  if (cuda)
+    exec::useCudaDevice(host.rank);
+  else
+    shareCores(host);
+  return host;
+}
+
 // Whether every rank says yes (collective).
 bool everyRank(MPI_Comm communicator, bool yes) {
   int mine = yes ? 1 : 0, all = 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/Error.hpp"
+#include "exec/Backend.hpp"
 #include "parallel/Decomposition.hpp"
 
 namespace octoflow::parallel::detail {
@@ -24,6 +25,12 @@ HostPlace placeOnHost(MPI_Comm communicator);
 
 // CPU ranks of one host split its cores, unless OMP_NUM_THREADS says otherwise.
 void shareCores(const HostPlace& place);
+
+// Collective. Where this rank runs: its host's GPU of its place (round-robin) on CUDA, its share of
+// the host's cores on the CPU. Every rank must run on the same backend (a rank without a usable GPU
+// would otherwise fall back to the CPU alone, and its collective calls would no longer match the
+// others'): Error otherwise, on every rank.
+HostPlace takeDeviceOrCores(MPI_Comm communicator, exec::Backend backend);
 
 // Whether every rank says yes (collective).
 bool everyRank(MPI_Comm communicator, bool yes);

@@ -1,5 +1,6 @@
 #pragma once
 // What the octree LBM's test programs share.
+#include <cmath>
 #include <vector>
 
 #include "amr/AmrLbm.hpp"
@@ -22,6 +23,35 @@ inline Octree threeLevelTree() {
   tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0})});
   tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
   return tree;
+}
+
+// A channel on threeLevelTree() through every path of a step (same level, finer and coarser links,
+// face rules, obstacles): tau 0.56 on level 0, a body force along x, a wall sliding along x at y-,
+// an outflow face at z+ (with threeLevelSphere and threeLevelStart).
+inline AmrLbmSettings threeLevelChannel(lbm::LatticeKind lattice, lbm::CollisionKind collision, exec::Backend backend) {
+  AmrLbmSettings settings;
+  settings.lattice = lattice;
+  settings.collision = collision;
+  settings.tau = 0.56;
+  settings.acceleration = {2e-5, 0.0, 0.0};
+  settings.backend = backend;
+  settings.faces.face[2].type = lbm::FaceType::MovingWall;
+  settings.faces.face[2].velocity = lbm::Vector3{0.02f, 0.0f, 0.0f};
+  settings.faces.face[5].type = lbm::FaceType::Outflow;
+  return settings;
+}
+
+// A sphere of radius 5 around (24, 8, 8) (level-0 nodes): solid points on levels 1 and 2.
+inline bool threeLevelSphere(const double (&x)[3]) {
+  return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
+}
+
+// The channel's start: a density wave along y, a flow along x with a shear along z.
+inline void threeLevelStart(const double (&x)[3], float& rho, float (&u)[3]) {
+  rho = static_cast<float>(1.0 + 0.002 * std::sin(0.2 * x[1]));
+  u[0] = 0.03f;
+  u[1] = static_cast<float>(0.01 * std::sin(0.3 * x[2]));
+  u[2] = 0.0f;
 }
 
 // Two levels where blocks of each level lie wholly among blocks of their level (AmrKernel::Whole

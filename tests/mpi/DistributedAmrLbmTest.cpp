@@ -19,32 +19,11 @@ using namespace octoflow::amr;
 
 namespace {
 
-// A body force, a sliding wall at y-, an outflow face at z+ and a sphere of radius 5 on levels 1
-// and 2: every path of the step (same level, finer and coarser links, face rules, obstacles).
-AmrLbmSettings channelSettings(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKernel kernel,
-                               exec::Backend backend) {
-  AmrLbmSettings settings;
-  settings.lattice = lattice;
-  settings.collision = collision;
+// The shared three-level channel (AmrTestSupport.hpp) stepped by `kernel`.
+AmrLbmSettings channel(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKernel kernel, exec::Backend backend) {
+  AmrLbmSettings settings = test::threeLevelChannel(lattice, collision, backend);
   settings.kernel = kernel;
-  settings.tau = 0.56;
-  settings.acceleration = {2e-5, 0.0, 0.0};
-  settings.backend = backend;
-  settings.faces.face[2].type = lbm::FaceType::MovingWall;
-  settings.faces.face[2].velocity = lbm::Vector3{0.02f, 0.0f, 0.0f};
-  settings.faces.face[5].type = lbm::FaceType::Outflow;
   return settings;
-}
-
-bool insideSphere(const double (&x)[3]) {
-  return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
-}
-
-void initialState(const double (&x)[3], float& rho, float (&u)[3]) {
-  rho = static_cast<float>(1.0 + 0.002 * std::sin(0.2 * x[1]));
-  u[0] = 0.03f;
-  u[1] = static_cast<float>(0.01 * std::sin(0.3 * x[2]));
-  u[2] = 0.0f;
 }
 
 // The first value whose bits differ, or the size.
@@ -57,8 +36,8 @@ std::size_t firstDifference(const std::vector<float>& a, const std::vector<float
 void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
   // 26 blocks on 3 levels: the runs of 2 to 8 ranks cut across every level's blocks.
   const Octree tree = test::threeLevelTree();
-  parallel::DistributedAmrLbm distributed(MPI_COMM_WORLD, tree, settings, insideSphere);
-  distributed.initialise(initialState);
+  parallel::DistributedAmrLbm distributed(MPI_COMM_WORLD, tree, settings, test::threeLevelSphere);
+  distributed.initialise(test::threeLevelStart);
   distributed.advance(steps);
   std::vector<float> density, velocity;
   distributed.fetchMoments(density, velocity);
@@ -85,8 +64,8 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
   if (distributed.ranks() == 8) EXPECT_LT(expectedHeld.size(), layout.blocks.size());
   if (distributed.rank() != 0) return;  // one reference, on rank 0
 
-  AmrLbm reference(tree, settings, insideSphere);
-  reference.initialise(initialState);
+  AmrLbm reference(tree, settings, test::threeLevelSphere);
+  reference.initialise(test::threeLevelStart);
   reference.advance(steps);
   std::vector<float> expectedDensity, expectedVelocity;
   reference.fetchMoments(expectedDensity, expectedVelocity);
@@ -103,8 +82,8 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
   EXPECT_NE(expectedForce[0], 0.0);
   // The flow has moved from its initial state (a run that steps nothing would match too).
   EXPECT_NE(firstDifference(expectedVelocity, [&] {
-              AmrLbm initial(tree, settings, insideSphere);
-              initial.initialise(initialState);
+              AmrLbm initial(tree, settings, test::threeLevelSphere);
+              initial.initialise(test::threeLevelStart);
               std::vector<float> rho, u;
               initial.fetchMoments(rho, u);
               return u;
@@ -115,29 +94,24 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
 }  // namespace
 
 TEST(DistributedAmr, WholeBlockKernelOnThreeLevelsIsBitIdenticalToOneRank) {
-  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Whole,
-                                      exec::Backend::Cpu),
+  expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Whole, exec::Backend::Cpu),
                       20);
 }
 
 TEST(DistributedAmr, SortedShellsWithMrtOnD3Q27AreBitIdenticalToOneRank) {
-  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt, AmrKernel::Sorted,
-                                      exec::Backend::Cpu),
+  expectSameAsOneRank(channel(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt, AmrKernel::Sorted, exec::Backend::Cpu),
                       11);
 }
 
 TEST(DistributedAmr, NaiveKernelIsBitIdenticalToOneRank) {
-  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Naive,
-                                      exec::Backend::Cpu),
+  expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Naive, exec::Backend::Cpu),
                       7);
 }
 
 TEST(DistributedAmr, CudaRanksAreBitIdenticalToOneCudaSolver) {
   OCTO_SKIP_WITHOUT_GPU();
-  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Bgk, AmrKernel::Whole,
-                                      exec::Backend::Cuda),
+  expectSameAsOneRank(channel(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Bgk, AmrKernel::Whole, exec::Backend::Cuda),
                       40);
-  expectSameAsOneRank(channelSettings(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt, AmrKernel::Sorted,
-                                      exec::Backend::Cuda),
+  expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt, AmrKernel::Sorted, exec::Backend::Cuda),
                       40);
 }

@@ -24,26 +24,10 @@ double runBoth(lbm::LatticeKind lattice, lbm::CollisionKind collision, std::vect
   double largestChange = 0.0;
   const Octree tree = test::threeLevelTree();
   for (int backend = 0; backend < 2; ++backend) {
-    AmrLbmSettings settings;
-    settings.lattice = lattice;
-    settings.collision = collision;
-    settings.tau = 0.56;
-    settings.acceleration = {2e-5, 0.0, 0.0};
-    settings.backend = backend == 0 ? exec::Backend::Cpu : exec::Backend::Cuda;
-    // The face rules on the walled axes: a wall sliding along x at y-, an outflow face at z+.
-    settings.faces.face[2].type = lbm::FaceType::MovingWall;
-    settings.faces.face[2].velocity = lbm::Vector3{0.02f, 0.0f, 0.0f};
-    settings.faces.face[5].type = lbm::FaceType::Outflow;
-    // A sphere of radius 5 around (24, 8, 8) (level-0 nodes): solid points on levels 1 and 2.
-    AmrLbm amr(tree, settings, [](const double (&x)[3]) {
-      return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
-    });
-    const InitialState initial = [](const double (&x)[3], float& rho, float (&u)[3]) {
-      rho = static_cast<float>(1.0 + 0.002 * std::sin(0.2 * x[1]));
-      u[0] = 0.03f;
-      u[1] = static_cast<float>(0.01 * std::sin(0.3 * x[2]));
-      u[2] = 0.0f;
-    };
+    const AmrLbmSettings settings =
+        test::threeLevelChannel(lattice, collision, backend == 0 ? exec::Backend::Cpu : exec::Backend::Cuda);
+    AmrLbm amr(tree, settings, test::threeLevelSphere);
+    const InitialState initial = test::threeLevelStart;
     amr.initialise(initial);
     amr.advance(200);
     amr.fetchMoments(density[backend], velocity[backend]);
