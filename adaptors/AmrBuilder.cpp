@@ -194,7 +194,7 @@ void checkGrid(const sim::BlockGrid& grid) {
 }  // namespace
 
 vtkSmartPointer<vtkNonOverlappingAMR> makeNonOverlappingAmr(const sim::BlockGrid& grid,
-                                                            const std::vector<PointArray>& givenArrays) {
+                                                            const std::vector<PointArray>& givenArrays, bool ownOnly) {
   checkGrid(grid);
   const std::vector<PointArray> arrays = present(givenArrays);
   const Hierarchy hierarchy(grid, arrays);
@@ -203,9 +203,15 @@ vtkSmartPointer<vtkNonOverlappingAMR> makeNonOverlappingAmr(const sim::BlockGrid
   auto amr = vtkSmartPointer<vtkNonOverlappingAMR>::New();
   amr->Initialize(grid.levels, perLevel.data());
   std::vector<unsigned> next(perLevel.size(), 0);
-  for (const auto& block : grid.blocks)
-    amr->SetDataSet(static_cast<unsigned>(block.level), next[static_cast<std::size_t>(block.level)]++,
+  const Index ownEnd = grid.ownEnd < 0 ? static_cast<Index>(grid.blocks.size()) : grid.ownEnd;
+  for (std::size_t b = 0; b < grid.blocks.size(); ++b) {
+    const auto& block = grid.blocks[b];
+    const unsigned index = next[static_cast<std::size_t>(block.level)]++;
+    const Index n = static_cast<Index>(b);
+    if (ownOnly && (n < grid.ownFirst || n >= ownEnd)) continue;
+    amr->SetDataSet(static_cast<unsigned>(block.level), index,
                     makeBlock(grid, block.level, block.origin, 1, hierarchy.blockAt(block), hierarchy, arrays));
+  }
   return amr;
 }
 

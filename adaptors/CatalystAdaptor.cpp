@@ -179,7 +179,7 @@ void CatalystAdaptor::execute(Index step, double time, const Extent& extent, con
   vtkSmartPointer<vtkPolyData> polyData = surface ? makeSurfacePolyData(*surface) : nullptr;
   vtkSmartPointer<vtkPolyData> particles = tracers ? makeTracerPolyData(*tracers) : nullptr;
   vtkSmartPointer<vtkNonOverlappingAMR> amr =
-      blocks && blockArrays ? makeNonOverlappingAmr(*blocks, *blockArrays) : nullptr;
+      blocks && blockArrays ? makeNonOverlappingAmr(*blocks, *blockArrays, piece != nullptr) : nullptr;
   auto bind = [&](vtkCPDataDescription* description) {
     if (vtkCPInputDataDescription* grid = description->GetInputDescriptionByName(kGridChannel)) {
       grid->SetGrid(image);

@@ -54,7 +54,8 @@ public:
   // call only). With `piece`, the grid handed is that box of `extent` (this rank's piece, the
   // arrays holding its nodes).
   // With `blocks` (a solver with levels), channel "amr" is its blocks with `blockArrays` (values of
-  // every point of every block) as a vtkNonOverlappingAMR (AmrBuilder.hpp).
+  // every point of every block) as a vtkNonOverlappingAMR (AmrBuilder.hpp); with `piece` too, the
+  // blocks of this rank's run only (BlockGrid::ownFirst, ownEnd) hold data.
   void execute(Index step, double time, const Extent& extent, const std::vector<GridArray>& arrays,
                const insitu::Surface* surface = nullptr, const particles::TracerView* tracers = nullptr,
                const NodeBox* piece = nullptr, const sim::BlockGrid* blocks = nullptr,

@@ -357,10 +357,11 @@ int runCase(const RunOptions& options) {
     fields.box = pieces ? simulation->pieceBoxes()[static_cast<std::size_t>(simulation->rank())]
                         : NodeBox::of(description.extent);
     if (!needed.empty()) fields = pieces ? simulation->pieceFields(needed) : simulation->fetchFields(needed);
-    // The blocks of a solver with levels (one rank), for channel "amr" and the .vthb files.
+    // The blocks of a solver with levels, for channel "amr" and the .vthb files (rank 0's). Over
+    // ranks fetching them is collective: every rank asks when any needs them.
     const sim::BlockGrid* blocks = simulation->blockGrid();
     std::vector<adaptors::PointArray> blockArrays;
-    if (blocks && (request.amr || (fieldOutput && blockWriter))) {
+    if (blocks && (request.amr || fieldOutput)) {
       const sim::BlockFieldSet& blockFields = simulation->fetchBlockFields(fieldNames);
       for (const auto& array : blockFields.arrays) blockArrays.push_back({array.name, array.values, array.components});
     }

@@ -303,14 +303,30 @@ void AmrLbm::restore(const AmrLbmSnapshot& snapshot) {
   if (snapshot.parity.size() != static_cast<std::size_t>(layout_.levels))
     throw std::invalid_argument("the snapshot holds " + std::to_string(snapshot.parity.size()) + " levels, the octree " +
                                 std::to_string(layout_.levels));
+  // Sizes of every block's state (one solver's numbering): post[] a block each, pre[] a slot each.
+  const std::size_t blockValues = static_cast<std::size_t>(lbm::latticeQ(settings_.lattice)) *
+                                  static_cast<std::size_t>(layout_.pointsPerBlock());
+  const std::vector<std::int32_t> wholeSlots = sourceSlots(layout_);
+  const std::size_t wholeSources =
+      static_cast<std::size_t>(std::count_if(wholeSlots.begin(), wholeSlots.end(), [](std::int32_t slot) { return slot >= 0; }));
   for (int n = 0; n < 2; ++n)
-    if (snapshot.post[n].size() != post_[n].size() || snapshot.pre[n].size() != pre_[n].size())
+    if (snapshot.post[n].size() != layout_.blocks.size() * blockValues || snapshot.pre[n].size() != wholeSources * blockValues)
       throw std::invalid_argument("the snapshot's populations do not fit this octree and lattice");
   for (const std::int32_t parity : snapshot.parity)
     if (parity != 0 && parity != 1) throw std::invalid_argument("the snapshot's level parities are not 0 or 1");
   for (int n = 0; n < 2; ++n) {
-    post_[n].copyFrom(snapshot.post[n].data(), post_[n].size());
-    if (pre_[n].size()) pre_[n].copyFrom(snapshot.pre[n].data(), pre_[n].size());
+    // The blocks held, picked from every block's (one solver of the whole octree: all of them).
+    std::vector<float> post(post_[n].size()), pre(pre_[n].size());
+    for (std::size_t h = 0; h < heldGlobal_.size(); ++h) {
+      const std::size_t b = static_cast<std::size_t>(heldGlobal_[h]);
+      std::copy_n(snapshot.post[n].begin() + static_cast<std::ptrdiff_t>(b * blockValues), blockValues,
+                  post.begin() + static_cast<std::ptrdiff_t>(h * blockValues));
+      if (slots_[h] >= 0)
+        std::copy_n(snapshot.pre[n].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(wholeSlots[b]) * blockValues),
+                    blockValues, pre.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slots_[h]) * blockValues));
+    }
+    post_[n].copyFrom(post.data(), post.size());
+    if (pre_[n].size()) pre_[n].copyFrom(pre.data(), pre.size());
   }
   for (int level = 0; level < layout_.levels; ++level) state_.parity[level] = snapshot.parity[static_cast<std::size_t>(level)];
   step_ = snapshot.step;
@@ -433,7 +449,6 @@ AmrLbmHostCopy AmrLbm::hostCopy() const {
 }
 
 void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
-  requireEveryBlock("AmrLbm::adopt");
   if (previous.settings.lattice != settings_.lattice || previous.settings.tau != settings_.tau ||
       previous.octree.rootBlocks() != octree_.rootBlocks() || previous.octree.periodic() != octree_.periodic() ||
       previous.layout.blockNodes != layout_.blockNodes)
@@ -443,7 +458,7 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
   const std::vector<std::uint8_t>& oldSolid = previous.solid;
   std::vector<std::uint8_t> newSolid(solid_.size());
   if (!newSolid.empty()) solid_.copyTo(newSolid.data(), newSolid.size());
-  // Every block held (requireEveryBlock): this solver's slots are the layout's.
+  // The blocks held: b numbers them as this solver's state does (newSlots: its slots).
   const std::vector<std::int32_t> oldSlots = sourceSlots(oldLayout), &newSlots = slots_;
   const int B = layout_.blockNodes;
   const std::size_t N = static_cast<std::size_t>(layout_.pointsPerBlock());
@@ -454,8 +469,8 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
     // of the step just made reads (every level starts at parity 0).
     std::vector<float> post[2] = {std::vector<float>(post_[0].size()), std::vector<float>(post_[0].size())};
     std::vector<float> pre(pre_[0].size());
-    for (std::size_t b = 0; b < layout_.blocks.size(); ++b) {
-      const BlockPlacement& block = layout_.blocks[b];
+    for (std::size_t b = 0; b < held_.blocks.size(); ++b) {
+      const BlockPlacement& block = held_.blocks[b];
       const double tauNew = tau(block.level);
       const BlockKey own{block.level, block.origin[0] / (B - 1), block.origin[1] / (B - 1), block.origin[2] / (B - 1)};
       const int covering = previous.octree.coveringLeaf(own);

@@ -176,14 +176,18 @@ public:
   // levels, a point keeps the equilibrium of its density and velocity, and its non-equilibrium
   // part is rescaled as populations crossing levels are (AmrLbmStep.hpp, with each level's base
   // relaxation time: Smagorinsky's local one is not kept).
-  // `previous`: the other solver's hostCopy(), taken before it is destroyed (no device memory for
-  // two solvers at once).
+  // `previous`: the state of every block of the other octree, the other solver's hostCopy() (or a
+  // run's over ranks, DistributedAmrLbm::hostCopy), taken before it is destroyed (no device memory
+  // for two solvers at once). A solver of a run of blocks sets the blocks it holds.
   void adopt(const AmrLbmHostCopy& previous);
 
+  // A solver of every block only (std::logic_error otherwise).
   AmrLbmHostCopy hostCopy() const;
+  // The state of the blocks held (heldLayout() order: a solver of a run of blocks has its own first).
   AmrLbmSnapshot snapshot() const;
-  // A snapshot of a solver on the same octree and lattice, holding the same blocks (sizes checked:
-  // std::invalid_argument).
+  // Sets the blocks held from a snapshot of every block of the same octree and lattice (one
+  // solver's snapshot(), or a run's over ranks gathered: DistributedAmrLbm::snapshot): sizes
+  // checked, std::invalid_argument.
   void restore(const AmrLbmSnapshot& snapshot);
 
 private:

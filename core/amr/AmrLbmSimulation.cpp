@@ -1,13 +1,19 @@
-// The octree LBM behind the Simulation interface (one process: output, checkpoints and regrids over
-// MPI ranks are not written yet; the solver's steps run over ranks in parallel/DistributedAmrLbm). Its uniform grid is level 0: every level-0 node takes the values of the finest
-// block holding it (node-centred blocks: every level-0 node is a point of each block around it),
-// gathered where the solver lives, so the watchdog, isosurfaces, tracers and .vti files work on it
-// unchanged. The blocks themselves (blockGrid, fetchBlockFields) go to the `amr` Catalyst channel
-// and the .vthb files.
+// The octree LBM behind the Simulation interface, on one process (AmrLbm) or over MPI ranks
+// (parallel/DistributedAmrLbm: each rank steps a run of blocks; results bit-identical to one rank).
+// Its uniform grid is level 0: every level-0 node takes the values of the finest block holding it
+// (node-centred blocks: every level-0 node is a point of each block around it), gathered where the
+// solver lives (over ranks: from every block's moments gathered on every rank, cut into pieces for
+// ParaView), so the watchdog, isosurfaces, tracers and .vti files work on it unchanged. The blocks
+// themselves (blockGrid, fetchBlockFields) go to the `amr` Catalyst channel and the .vthb files.
+// Checkpoints hold every block's state in one solver's numbering, whatever the ranks that wrote
+// them: they restart on any number of ranks; a regrid gathers the state and every rank takes its
+// run of the new octree's blocks from it.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "amr/AmrLbmCase.hpp"
@@ -19,6 +25,9 @@
 
 #if OCTOFLOW_HAVE_MPI
 #include <mpi.h>
+
+#include "parallel/Decomposition.hpp"
+#include "parallel/DistributedAmrLbm.hpp"
 #endif
 
 namespace octoflow::amr {
@@ -34,30 +43,40 @@ const char* const kPreRecords[2] = {"amr.pre0", "amr.pre1"};
 class AmrLbmSimulation final : public sim::Simulation {
 public:
   AmrLbmSimulation(const io::CaseDescription& description, const AmrLbmCase& amrCase, const sim::CreateOptions& options)
-      : description_(description), case_(amrCase),
-        solver_(std::make_unique<AmrLbm>(*amrCase.octree, amrCase.settings(options.backend), amrCase.solidPoints)),
-        solidPoints_(amrCase.solidPoints) {
-    sim::requireOneProcess(options, description.sourcePath, "case.solver", "\"lbm-amr\"",
-                           "its runs (output, checkpoints, regrids) are one process's; the solver itself runs over "
-                           "ranks in `octoflow bench amr` only");
+      : description_(description), case_(amrCase), solidPoints_(amrCase.solidPoints) {
+#if OCTOFLOW_HAVE_MPI
+    int worldRanks = 1;
+    if (options.overMpi) MPI_Comm_size(MPI_COMM_WORLD, &worldRanks);
+    overRanks_ = worldRanks > 1;
+#endif
+    makeSolver(*amrCase.octree, amrCase.settings(options.backend), nullptr);
     describeBlocks();
     buildLevelZeroView();
+    if (ranks() > 1) (void)pieceBoxes();  // a level 0 too small for the ranks' pieces: an InputError now
   }
 
-  std::string describe() const override { return case_.describe(); }
-  exec::Backend backend() const override { return solver_->settings().backend; }
+  std::string describe() const override {
+    std::string text = case_.describe();
+    if (ranks() > 1)
+      text += "; " + std::to_string(ranks()) + " MPI ranks, each stepping a run of blocks in Morton order cut by work";
+    return text;
+  }
+  exec::Backend backend() const override { return local().settings().backend; }
   const Extent& extent() const override { return description_.extent; }
   const std::vector<sim::FieldInfo>& fields() const override { return case_.fields(); }
-  Index step() const override { return solver_->step(); }
+  Index step() const override { return local().step(); }
   // With a regrid criterion: a regrid after every multiple of regrid.every (so a restart regrids
   // where the run it continues did).
   void advance(Index steps) override {
     const Index every = case_.regrid.enabled() ? case_.regrid.every : 0;
     while (steps > 0) {
-      const Index chunk = every > 0 ? std::min(steps, every - solver_->step() % every) : steps;
-      solver_->advance(chunk);
+      const Index chunk = every > 0 ? std::min(steps, every - step() % every) : steps;
+#if OCTOFLOW_HAVE_MPI
+      if (distributed_) distributed_->advance(chunk);
+#endif
+      if (solver_) solver_->advance(chunk);
       steps -= chunk;
-      if (every > 0 && solver_->step() % every == 0) regrid();
+      if (every > 0 && step() % every == 0) regrid();
     }
   }
   double nodeUpdatesPerStep() const override {
@@ -68,27 +87,63 @@ public:
   }
 
   const sim::FieldSet& fetchFields(const std::vector<std::string>& names) override {
-    gatherLevelZero();
     const std::size_t nodes = static_cast<std::size_t>(extent().cellCount());
-    hostDensity_.resize(nodes);
-    hostVelocity_.resize(3 * nodes);
+    if (ranks() > 1) {
+      gatherLevelZeroOverRanks(hostDensity_, hostVelocity_);
+    } else {
+      gatherLevelZero();
+      hostDensity_.resize(nodes);
+      hostVelocity_.resize(3 * nodes);
+      viewDensity_.copyTo(hostDensity_.data(), nodes);
+      viewVelocity_.copyTo(hostVelocity_.data(), 3 * nodes);
+    }
     fields_ = {};
     fields_.box = fields_.owned = NodeBox::of(extent());
-    if (sim::asksFor(names, "density")) {
-      viewDensity_.copyTo(hostDensity_.data(), nodes);
-      fields_.arrays.push_back({"density", 1, hostDensity_.data()});
-    }
-    if (sim::asksFor(names, "velocity")) {
-      viewVelocity_.copyTo(hostVelocity_.data(), 3 * nodes);
-      fields_.arrays.push_back({"velocity", 3, hostVelocity_.data()});
-    }
+    if (rank() != 0) return fields_;
+    if (sim::asksFor(names, "density")) fields_.arrays.push_back({"density", 1, hostDensity_.data()});
+    if (sim::asksFor(names, "velocity")) fields_.arrays.push_back({"velocity", 3, hostVelocity_.data()});
     return fields_;
   }
-  const sim::FieldSet& pieceFields(const std::vector<std::string>& names) override { return fetchFields(names); }
+  const sim::FieldSet& pieceFields(const std::vector<std::string>& names) override {
+    if (ranks() == 1) return fetchFields(names);
+    gatherLevelZeroOverRanks(scratchDensity_, scratchVelocity_);
+    const NodeBox box = pieceBoxes()[static_cast<std::size_t>(rank())];
+    cutPiece(scratchDensity_, 1, box, pieceDensity_);
+    cutPiece(scratchVelocity_, 3, box, pieceVelocity_);
+    fields_ = {};
+    fields_.box = fields_.owned = box;
+    if (sim::asksFor(names, "density")) fields_.arrays.push_back({"density", 1, pieceDensity_.data()});
+    if (sim::asksFor(names, "velocity")) fields_.arrays.push_back({"velocity", 3, pieceVelocity_.data()});
+    return fields_;
+  }
+  // Over ranks, level 0 in pieces as the uniform solvers cut their grids (parallel/Decomposition):
+  // every rank holds all of it, so any cut would do; this one gives ParaView pieces it knows.
+  std::vector<NodeBox> pieceBoxes() const override {
+    std::vector<NodeBox> boxes;
+#if OCTOFLOW_HAVE_MPI
+    if (ranks() > 1) {
+      for (int r = 0; r < ranks(); ++r) boxes.push_back(parallel::pieceBox(levelZeroPiece(r)));
+      return boxes;
+    }
+#endif
+    boxes.push_back(NodeBox::of(extent()));
+    return boxes;
+  }
+  // Over ranks: the whole level 0 on every rank, this rank's piece owned (the watchdog looks there).
   const sim::FieldSet& workingFields(const std::vector<std::string>& names) override {
-    gatherLevelZero();
     fields_ = {};
     fields_.box = fields_.owned = NodeBox::of(extent());
+    if (ranks() > 1) {
+      gatherLevelZeroOverRanks(scratchDensity_, scratchVelocity_);
+      viewDensity_.copyFrom(scratchDensity_.data(), scratchDensity_.size());
+      viewVelocity_.copyFrom(scratchVelocity_.data(), scratchVelocity_.size());
+#if OCTOFLOW_HAVE_MPI
+      const parallel::Piece piece = levelZeroPiece(rank());
+      fields_.owned = NodeBox{{piece.lo[0], piece.lo[1], piece.lo[2]}, Extent{piece.owned(0), piece.owned(1), piece.owned(2)}};
+#endif
+    } else {
+      gatherLevelZero();
+    }
     if (sim::asksFor(names, "density")) fields_.arrays.push_back({"density", 1, viewDensity_.data()});
     if (sim::asksFor(names, "velocity")) fields_.arrays.push_back({"velocity", 3, viewVelocity_.data()});
     return fields_;
@@ -96,14 +151,18 @@ public:
 
   const sim::BlockGrid* blockGrid() const override { return &blocks_; }
   const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names) override {
-    solver_->fetchMoments(blockDensity_, blockVelocity_);
+    fetchEveryMoment(blockDensity_, blockVelocity_);
     blockFields_ = {};
+    blockFields_.solid = solidPoints_.empty() ? nullptr : solidPoints_.data();
     if (sim::asksFor(names, "density")) blockFields_.arrays.push_back({"density", 1, blockDensity_.data()});
     if (sim::asksFor(names, "velocity")) blockFields_.arrays.push_back({"velocity", 3, blockVelocity_.data()});
     return blockFields_;
   }
 
+  // One rank only: over ranks tracers move in the blocks gathered by fetchBlockFields on rank 0
+  // (insitu::FlowExtracts).
   const sim::BlockFieldSet& workingBlockFields(const std::vector<std::string>& names) override {
+    if (!solver_) throw std::logic_error("the octree LBM's blocks are on the solver's device only on one rank");
     const float* moments = solver_->workingMoments();
     const std::size_t total = blocks_.blocks.size() * static_cast<std::size_t>(blocks_.pointsPerBlock());
     workingBlockFields_ = {};
@@ -113,12 +172,17 @@ public:
     return workingBlockFields_;
   }
 
+  int rank() const override { return rank_; }
+  int ranks() const override { return ranks_; }
+
   std::vector<sim::FieldLimit> fieldLimits() const override { return lbm::flowFieldLimits(); }
 
+  // Every block's state in one solver's numbering (over ranks: gathered), records of rank 0.
   sim::SolverState saveState() override {
-    const AmrLbmSnapshot snapshot = solver_->snapshot();
+    const AmrLbmSnapshot snapshot = wholeSnapshot();
     sim::SolverState state;
-    state.records.push_back(sim::makeRecord(kOctreeRecord, solver_->octree().serialize()));
+    if (rank() != 0) return state;
+    state.records.push_back(sim::makeRecord(kOctreeRecord, local().octree().serialize()));
     state.records.push_back(sim::makeRecord(kParityRecord, snapshot.parity));
     for (int n = 0; n < 2; ++n) {
       state.records.push_back(sim::makeRecord(kPostRecords[n], snapshot.post[n]));
@@ -130,7 +194,7 @@ public:
     const std::vector<unsigned char> octree = source.values<unsigned char>(kOctreeRecord);
     if (case_.regrid.enabled()) {
       // The octree the run had regridded to: on this case's root blocks, levels and floor.
-      if (octree != solver_->octree().serialize()) {
+      if (octree != local().octree().serialize()) {
         std::unique_ptr<Octree> saved;
         try {
           saved = std::make_unique<Octree>(Octree::deserialize(octree));
@@ -144,20 +208,29 @@ public:
                                      "changed): restart with the case that wrote it");
         rebuild(*saved, nullptr);
       }
-    } else if (octree != solver_->octree().serialize()) {
+    } else if (octree != local().octree().serialize()) {
       source.fail(kOctreeRecord, "the checkpoint's octree is not the one this case makes (its domain, [amr] keys or "
                                  "obstacles changed): restart with the case that wrote it");
     }
-    const AmrLbmSnapshot current = solver_->snapshot();
+    // Every block's state (one solver's numbering): a value a population of each block, and of
+    // each block that keeps a pre-collision copy.
+    const BlockLayout& layout = local().layout();
+    const std::size_t blockValues =
+        static_cast<std::size_t>(lbm::latticeQ(local().settings().lattice)) * static_cast<std::size_t>(layout.pointsPerBlock());
+    const std::size_t sources = static_cast<std::size_t>(
+        std::count(layout.crossLevelSource.begin(), layout.crossLevelSource.end(), std::uint8_t{1}));
     AmrLbmSnapshot snapshot;
     snapshot.step = source.step();
-    snapshot.parity = source.values<std::int32_t>(kParityRecord, current.parity.size());
+    snapshot.parity = source.values<std::int32_t>(kParityRecord, static_cast<std::size_t>(layout.levels));
     for (const std::int32_t parity : snapshot.parity)
       if (parity != 0 && parity != 1) source.fail(kParityRecord, "holds a level parity other than 0 or 1");
     for (int n = 0; n < 2; ++n) {
-      snapshot.post[n] = source.values<float>(kPostRecords[n], current.post[n].size());
-      snapshot.pre[n] = source.values<float>(kPreRecords[n], current.pre[n].size());
+      snapshot.post[n] = source.values<float>(kPostRecords[n], layout.blocks.size() * blockValues);
+      snapshot.pre[n] = source.values<float>(kPreRecords[n], sources * blockValues);
     }
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) return distributed_->restore(snapshot);
+#endif
     solver_->restore(snapshot);
   }
 
@@ -174,10 +247,10 @@ public:
   }
   std::vector<double> diagnostics() override {
     std::vector<double> row = case_.flow.forces.every > 0
-                                  ? lbm::forcesRow(case_.flow, step(), solver_->obstacleForce(), description_.dimensions)
+                                  ? lbm::forcesRow(case_.flow, step(), obstacleForce(), description_.dimensions)
                                   : std::vector<double>{static_cast<double>(step())};
     if (!case_.regrid.enabled()) return row;
-    const BlockLayout& layout = solver_->layout();
+    const BlockLayout& layout = local().layout();
     row.push_back(static_cast<double>(layout.blocks.size()));
     row.push_back(static_cast<double>(layout.blocks.size()) * static_cast<double>(layout.pointsPerBlock()));
     for (int level = 0; level <= case_.maxLevel; ++level)
@@ -206,17 +279,21 @@ private:
   // Refines and coarsens the leaves by the case's criterion on the current state, and moves the
   // state to the new octree (AmrLbm::adopt) when it differs.
   void regrid() {
-    const BlockLayout& layout = solver_->layout();
+    const BlockLayout& layout = local().layout();
     // Arrays of its own: the background writer may still be writing the last output's block fields.
     std::vector<float> density, velocity;
-    solver_->fetchMoments(density, velocity);
+    fetchEveryMoment(density, velocity);
     const bool vector = case_.regrid.field == "velocity";
     const std::vector<double> indicator =
         blockIndicator(layout, case_.regrid.criterion, vector ? velocity.data() : density.data(), vector ? 3 : 1,
                        solidPoints_.empty() ? nullptr : solidPoints_.data());
-    const Octree next = adapted(solver_->octree(), regridChanges(indicator, case_.regrid), case_.octree.get());
-    if (next.leaves() == solver_->octree().leaves()) return;
+    const Octree next = adapted(local().octree(), regridChanges(indicator, case_.regrid), case_.octree.get());
+    if (next.leaves() == local().octree().leaves()) return;
+#if OCTOFLOW_HAVE_MPI
+    const AmrLbmHostCopy previous = distributed_ ? distributed_->hostCopy() : solver_->hostCopy();
+#else
     const AmrLbmHostCopy previous = solver_->hostCopy();
+#endif
     try {
       rebuild(next, &previous);
     } catch (const std::exception& error) {
@@ -232,12 +309,8 @@ private:
   // blocks: the block grid and the level-0 view.
   void rebuild(const Octree& octree, const AmrLbmHostCopy* previous) {
     const BlockLayout layout = leafBlocks(octree, case_.leafCells);
-    std::vector<std::uint8_t> solid = case_.solidPointsOn(layout);
-    const AmrLbmSettings settings = solver_->settings();
-    solver_.reset();  // its device memory first
-    solver_ = previous ? std::make_unique<AmrLbm>(octree, settings, solid, *previous)
-                       : std::make_unique<AmrLbm>(octree, settings, solid);
-    solidPoints_ = std::move(solid);
+    solidPoints_ = case_.solidPointsOn(layout);
+    makeSolver(octree, local().settings(), previous);
     const std::int64_t revision = blocks_.revision + 1;
     blocks_ = {};
     blocks_.revision = revision;
@@ -246,14 +319,20 @@ private:
   }
 
   void describeBlocks() {
-    const BlockLayout& layout = solver_->layout();
+    const BlockLayout& layout = local().layout();
     blocks_.blockNodes = layout.blockNodes;
     blocks_.levels = layout.levels;
-    const Octree& octree = solver_->octree();
+    const Octree& octree = local().octree();
     for (int axis = 0; axis < 3; ++axis) {
       blocks_.domainCells[axis] = static_cast<Index>(octree.rootBlocks()[static_cast<std::size_t>(axis)]) * (layout.blockNodes - 1);
       blocks_.periodic[axis] = octree.periodic()[static_cast<std::size_t>(axis)];
     }
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) {
+      blocks_.ownFirst = distributed_->runStarts()[static_cast<std::size_t>(rank())];
+      blocks_.ownEnd = distributed_->runStarts()[static_cast<std::size_t>(rank()) + 1];
+    }
+#endif
     for (const BlockPlacement& placement : layout.blocks) {
       sim::BlockGrid::Block block;
       block.level = placement.level;
@@ -264,7 +343,7 @@ private:
 
   // Which point holds each level-0 node: of the blocks holding it, one of the finest.
   void buildLevelZeroView() {
-    const BlockLayout& layout = solver_->layout();
+    const BlockLayout& layout = local().layout();
     const Extent& grid = extent();
     const Index B = layout.blockNodes;
     const std::size_t nodes = static_cast<std::size_t>(grid.cellCount());
@@ -294,6 +373,7 @@ private:
     const exec::MemorySpace space = exec::workingSpace(backend());
     viewSource_ = exec::Buffer<std::int64_t>(space, nodes);
     viewSource_.copyFrom(source.data(), nodes);
+    hostViewSource_ = source;
     viewDensity_ = exec::Buffer<float>(space, nodes);
     viewVelocity_ = exec::Buffer<float>(space, 3 * nodes);
     // The obstacles mark the same level-0 nodes on every octree: made once.
@@ -307,14 +387,105 @@ private:
     solver_->gatherPoints(viewSource_.data(), extent().cellCount(), viewDensity_.data(), viewVelocity_.data());
   }
 
+  // The solver: one process's, or this rank's part of a run over ranks (then its state from
+  // `previous` too, every block's). More ranks than blocks is bad input (mpirun -np).
+  void makeSolver(const Octree& octree, AmrLbmSettings settings, const AmrLbmHostCopy* previous) {
+    solver_.reset();  // the device memory of the one before first
+#if OCTOFLOW_HAVE_MPI
+    distributed_.reset();
+    if (overRanks_) {
+      int ranks = 1;
+      MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+      const std::size_t blocks = leafBlocks(octree, case_.leafCells).blocks.size();
+      if (blocks < static_cast<std::size_t>(ranks))
+        throw InputError(description_.sourcePath, "amr",
+                         "the octree has " + std::to_string(blocks) + " blocks, fewer than the " + std::to_string(ranks) +
+                             " MPI ranks (each steps a run of at least one block): run with fewer ranks (mpirun -np)");
+      distributed_ = std::make_unique<parallel::DistributedAmrLbm>(MPI_COMM_WORLD, octree, settings, solidPoints_, previous);
+      rank_ = distributed_->rank();
+      ranks_ = distributed_->ranks();
+      return;
+    }
+#endif
+    solver_ = previous ? std::make_unique<AmrLbm>(octree, settings, solidPoints_, *previous)
+                       : std::make_unique<AmrLbm>(octree, settings, solidPoints_);
+  }
+  const AmrLbm& local() const {
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) return distributed_->local();
+#endif
+    return *solver_;
+  }
+
+  // Collective: density and velocity of every point of every block (host, block order).
+  void fetchEveryMoment(std::vector<float>& density, std::vector<float>& velocity) {
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) return distributed_->fetchMoments(density, velocity);
+#endif
+    solver_->fetchMoments(density, velocity);
+  }
+  AmrLbmSnapshot wholeSnapshot() {
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) return distributed_->snapshot();
+#endif
+    return solver_->snapshot();
+  }
+  std::array<double, 3> obstacleForce() {
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) return distributed_->obstacleForce();
+#endif
+    return solver_->obstacleForce();
+  }
+
+  // Over ranks (collective): level 0 on the host of every rank, from every block's moments.
+  void gatherLevelZeroOverRanks(std::vector<float>& density, std::vector<float>& velocity) {
+    fetchEveryMoment(gatheredDensity_, gatheredVelocity_);
+    const std::size_t nodes = hostViewSource_.size();
+    density.resize(nodes);
+    velocity.resize(3 * nodes);
+    for (std::size_t n = 0; n < nodes; ++n) {
+      const std::size_t point = static_cast<std::size_t>(hostViewSource_[n]);
+      density[n] = gatheredDensity_[point];
+      for (int c = 0; c < 3; ++c) velocity[3 * n + static_cast<std::size_t>(c)] = gatheredVelocity_[3 * point + static_cast<std::size_t>(c)];
+    }
+  }
+#if OCTOFLOW_HAVE_MPI
+  parallel::Piece levelZeroPiece(int r) const {
+    const std::array<int, 3> dims = parallel::chooseDims(extent(), ranks());
+    const std::array<int, 3> coords = {r / (dims[1] * dims[2]), (r / dims[2]) % dims[1], r % dims[2]};
+    return parallel::makePiece(extent(), 0u, dims, coords);
+  }
+#endif
+  // The nodes of `box` of a level-0 array (`components` values a node).
+  void cutPiece(const std::vector<float>& whole, int components, const NodeBox& box, std::vector<float>& piece) const {
+    const Extent& grid = extent();
+    piece.resize(static_cast<std::size_t>(box.cellCount() * components));
+    for (Index k = 0; k < box.size.nz; ++k)
+      for (Index j = 0; j < box.size.ny; ++j) {
+        const float* row = whole.data() + grid.linear(box.lo[0], box.lo[1] + j, box.lo[2] + k) * components;
+        std::copy_n(row, box.size.nx * components, piece.data() + box.size.linear(0, j, k) * components);
+      }
+  }
+
   const io::CaseDescription& description_;
   const AmrLbmCase& case_;
-  std::unique_ptr<AmrLbm> solver_;
+#if OCTOFLOW_HAVE_MPI
+  bool overRanks_ = false;  // a run over MPI ranks (more than one)
+#endif
+  int rank_ = 0, ranks_ = 1;
+  std::unique_ptr<AmrLbm> solver_;  // one process
+#if OCTOFLOW_HAVE_MPI
+  std::unique_ptr<parallel::DistributedAmrLbm> distributed_;  // over ranks
+#endif
   std::vector<std::uint8_t> solidPoints_;  // the obstacles on the current octree's points
   sim::BlockGrid blocks_;
   exec::Buffer<std::int64_t> viewSource_;  // level-0 node -> point (block order)
+  std::vector<std::int64_t> hostViewSource_;
   exec::Buffer<float> viewDensity_, viewVelocity_;
   std::vector<float> hostDensity_, hostVelocity_;
+  // Over ranks: every block's moments gathered, level 0 made of them, this rank's piece of it (the
+  // writer may still be writing the last piece and block fields while the watchdog gathers).
+  std::vector<float> gatheredDensity_, gatheredVelocity_, scratchDensity_, scratchVelocity_, pieceDensity_, pieceVelocity_;
   std::vector<float> blockDensity_, blockVelocity_;
   std::vector<std::uint8_t> solidNodes_;
   sim::FieldSet fields_;

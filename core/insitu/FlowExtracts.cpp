@@ -15,7 +15,7 @@ FlowExtracts::FlowExtracts(const io::CaseDescription& description, sim::Simulati
   if (!root_) return;
   if (description_.tracers.enabled()) {
     tracers_ = std::make_unique<particles::TracerSet>(backend_, description_.tracers.particles);
-    if (const sim::BlockGrid* blocks = simulation.blockGrid(); blocks && onSolver_) {
+    if (const sim::BlockGrid* blocks = simulation.blockGrid()) {
       describeBlocks(*blocks);
     } else if (const std::vector<std::uint8_t>* solid = simulation.solidMask()) {
       solid_ = exec::Buffer<std::uint8_t>(exec::workingSpace(backend_), solid->size());
@@ -60,10 +60,13 @@ void FlowExtracts::releaseTracers(Index step) {
 void FlowExtracts::moveTracers(int steps) {
   if (!description_.tracers.enabled()) return;
   simulation_.settleTracers();
-  if (blockView_.leafOf) {
-    const sim::BlockGrid& blocks = *simulation_.blockGrid();
+  if (const sim::BlockGrid* grid = simulation_.blockGrid()) {
+    // Over ranks every block's values gathered (collective), moved in on rank 0's host.
+    const sim::BlockFieldSet& fields =
+        onSolver_ ? simulation_.workingBlockFields({"velocity"}) : simulation_.fetchBlockFields({"velocity"});
+    if (!root_) return;
+    const sim::BlockGrid& blocks = *grid;
     if (blocks.revision != blocksRevision_) describeBlocks(blocks);  // regridded
-    const sim::BlockFieldSet& fields = simulation_.workingBlockFields({"velocity"});
     particles::BlockVelocityView view = blockView_;
     view.velocity = fields.values("velocity");
     view.solid = fields.solid;

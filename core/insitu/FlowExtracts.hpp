@@ -4,8 +4,8 @@
 // On one rank they are made where the fields live (the solver's working memory, device memory on
 // CUDA): only the tracers and the surface's triangles cross to the host. A solver with levels
 // (sim::BlockGrid) carries its tracers in its blocks, each interpolated inside the leaf that holds
-// it; its surface is made on level 0's grid. Over several MPI ranks
-// they are made on rank 0 on the host from the gathered whole grid, so they are the same as on one
+// it; its surface is made on level 0's grid. Over several MPI ranks they are made on rank 0 on the
+// host from the gathered whole grid (and every block's values), so they are the same as on one
 // rank.
 #include <memory>
 
@@ -74,7 +74,7 @@ private:
   bool velocityField_ = false;  // moveInVelocityField
   std::unique_ptr<particles::TracerSet> tracers_;
   exec::Buffer<std::uint8_t> solid_;  // the obstacle mask where the tracers move, empty without obstacles
-  // A solver with levels (one rank): tracers move in its blocks (particles::BlockVelocityView).
+  // A solver with levels: tracers move in its blocks (particles::BlockVelocityView).
   exec::Buffer<std::int32_t> blockMeta_, leafOf_;
   particles::BlockVelocityView blockView_;
   Index blocksRevision_ = 0;  // of the blocks the tables describe

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <string>
+#include <type_traits>
 
 #include "lbm/Lattice.hpp"
 #include "parallel/LayerCopy.hpp"
@@ -14,7 +15,21 @@ namespace octoflow::parallel {
 using namespace detail;
 
 DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree,
-                                     const amr::AmrLbmSettings& settings, const amr::SolidTest& solid) {
+                                     const amr::AmrLbmSettings& settings, const amr::SolidTest& solid)
+    : DistributedAmrLbm(communicator, octree, settings, [&](const amr::AmrLbmSettings& mine) {
+        return std::make_unique<amr::AmrLbm>(octree, mine, solid);
+      }) {}
+
+DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree,
+                                     const amr::AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
+                                     const amr::AmrLbmHostCopy* previous)
+    : DistributedAmrLbm(communicator, octree, settings, [&](const amr::AmrLbmSettings& mine) {
+        return previous ? std::make_unique<amr::AmrLbm>(octree, mine, solidPoints, *previous)
+                        : std::make_unique<amr::AmrLbm>(octree, mine, solidPoints);
+      }) {}
+
+DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
+                                     const std::function<std::unique_ptr<amr::AmrLbm>(const amr::AmrLbmSettings&)>& make) {
   check(MPI_Comm_dup(communicator, &duplicate_.handle), "MPI_Comm_dup");
   communicator_ = duplicate_.handle;
   MPI_Comm_rank(communicator_, &rank_);
@@ -24,7 +39,7 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
   runStarts_ = amr::balancedRuns(layout, ranks_);  // the same on every rank (or the same error)
   amr::AmrLbmSettings mine = settings;
   mine.owned = amr::runOf(runStarts_, rank_);
-  local_ = std::make_unique<amr::AmrLbm>(octree, mine, solid);
+  local_ = make(mine);
   if (ranks_ == 1) return;
 
   const std::vector<std::int32_t>& held = local_->heldBlocks();
@@ -142,28 +157,65 @@ void DistributedAmrLbm::exchange(int level) {
   traffic_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
+template <class T>
+void DistributedAmrLbm::gatherRuns(const T* mine, std::int64_t perBlock, bool slotsOnly, std::vector<T>& whole) {
+  const amr::BlockLayout& layout = local_->layout();
+  std::vector<int> counts(static_cast<std::size_t>(ranks_)), offsets(static_cast<std::size_t>(ranks_));
+  std::int64_t total = 0;
+  for (int r = 0; r < ranks_; ++r) {
+    std::int64_t blocks = 0;
+    for (std::int32_t b = runStarts_[static_cast<std::size_t>(r)]; b < runStarts_[static_cast<std::size_t>(r) + 1]; ++b)
+      blocks += !slotsOnly || layout.crossLevelSource[static_cast<std::size_t>(b)] ? 1 : 0;
+    if (static_cast<double>(total + blocks * perBlock) > INT_MAX)
+      throw Error("octree LBM over MPI ranks: the state gathered holds over 2^31 values a kind (" +
+                  std::to_string(layout.blocks.size()) + " blocks), too many to gather on one rank");
+    offsets[static_cast<std::size_t>(r)] = static_cast<int>(total);
+    counts[static_cast<std::size_t>(r)] = static_cast<int>(blocks * perBlock);
+    total += blocks * perBlock;
+  }
+  whole.resize(static_cast<std::size_t>(total));
+  // Each rank's own blocks come first in its arrays and are a run of the block order: rank order is
+  // block order.
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::uint8_t>, "floats or bytes");
+  const MPI_Datatype type = std::is_same_v<T, float> ? MPI_FLOAT : MPI_UNSIGNED_CHAR;
+  check(MPI_Allgatherv(mine, counts[static_cast<std::size_t>(rank_)], type, whole.data(), counts.data(), offsets.data(),
+                       type, communicator_),
+        "MPI_Allgatherv");
+}
+
 void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
   std::vector<float> heldDensity, heldVelocity;
   local_->fetchMoments(heldDensity, heldVelocity);
   const std::int64_t points = local_->layout().pointsPerBlock();
-  const double total = static_cast<double>(local_->layout().blocks.size()) * static_cast<double>(points) * 3.0;
-  if (total > INT_MAX) throw Error("octree LBM over MPI ranks: the moments hold over 2^31 values, too many to gather");
-  // Each rank's own blocks come first in its arrays, and are a run of the block order: one span of
-  // each whole array.
-  for (const int perPoint : {1, 3}) {
-    const std::vector<float>& mine = perPoint == 1 ? heldDensity : heldVelocity;
-    std::vector<float>& values = perPoint == 1 ? density : velocity;
-    values.resize(local_->layout().blocks.size() * static_cast<std::size_t>(points * perPoint));
-    std::vector<int> counts(static_cast<std::size_t>(ranks_)), offsets(static_cast<std::size_t>(ranks_));
-    for (int r = 0; r < ranks_; ++r) {
-      const std::int64_t first = runStarts_[static_cast<std::size_t>(r)], end = runStarts_[static_cast<std::size_t>(r) + 1];
-      offsets[static_cast<std::size_t>(r)] = static_cast<int>(first * points * perPoint);
-      counts[static_cast<std::size_t>(r)] = static_cast<int>((end - first) * points * perPoint);
-    }
-    check(MPI_Allgatherv(mine.data(), counts[static_cast<std::size_t>(rank_)], MPI_FLOAT, values.data(), counts.data(),
-                         offsets.data(), MPI_FLOAT, communicator_),
-          "MPI_Allgatherv");
+  gatherRuns(heldDensity.data(), points, false, density);
+  gatherRuns(heldVelocity.data(), 3 * points, false, velocity);
+}
+
+amr::AmrLbmSnapshot DistributedAmrLbm::snapshot() {
+  const amr::AmrLbmSnapshot held = local_->snapshot();
+  const std::int64_t perBlock = lbm::latticeQ(local_->settings().lattice) * local_->layout().pointsPerBlock();
+  amr::AmrLbmSnapshot whole;
+  whole.step = held.step;
+  whole.parity = held.parity;
+  for (int n = 0; n < 2; ++n) {
+    gatherRuns(held.post[n].data(), perBlock, false, whole.post[n]);
+    gatherRuns(held.pre[n].data(), perBlock, true, whole.pre[n]);
   }
+  return whole;
+}
+
+amr::AmrLbmHostCopy DistributedAmrLbm::hostCopy() {
+  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), local_->layout(), snapshot(), {}};
+  copy.settings.owned = {};
+  // A solver holding no obstacle point keeps no mask: the others' may still have some.
+  const std::uint8_t* solid = local_->workingSolid();
+  if (!everyRank(communicator_, solid == nullptr)) {
+    const std::int64_t points = local_->layout().pointsPerBlock();
+    std::vector<std::uint8_t> mine(static_cast<std::size_t>(local_->ownedBlocks() * points), 0);
+    if (solid) exec::copyBytes(mine.data(), solid, mine.size());
+    gatherRuns(mine.data(), points, false, copy.solid);
+  }
+  return copy;
 }
 
 std::array<double, 3> DistributedAmrLbm::obstacleForce() {

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +30,10 @@ public:
   // `settings.owned` is set here. std::invalid_argument for more ranks than blocks.
   DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
                     const amr::SolidTest& solid = {});
+  // The same with the obstacle points of every block (AmrLbm's mask), starting from `previous`
+  // (every block of another octree: hostCopy() before a regrid) when given.
+  DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
+                    const std::vector<std::uint8_t>& solidPoints, const amr::AmrLbmHostCopy* previous = nullptr);
   ~DistributedAmrLbm();
   DistributedAmrLbm(const DistributedAmrLbm&) = delete;
   DistributedAmrLbm& operator=(const DistributedAmrLbm&) = delete;
@@ -47,6 +52,14 @@ public:
   // Collective. Density and velocity of every point of every block, on every rank (as
   // AmrLbm::fetchMoments of one solver of the whole octree).
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity);
+  // Collective. The state of every block on every rank, as one solver of the whole octree numbers
+  // it (AmrLbm::snapshot of such a solver: bit for bit the same), and the host copy made of it
+  // (AmrLbm::adopt takes it on any number of ranks).
+  amr::AmrLbmSnapshot snapshot();
+  amr::AmrLbmHostCopy hostCopy();
+  // Every rank takes its blocks from a snapshot of every block (AmrLbm::restore; no communication).
+  void restore(const amr::AmrLbmSnapshot& whole) { local_->restore(whole); }
+
   // Collective. The force on the obstacles after the last step, summed link by link in block order:
   // the same on every rank and as on one rank.
   std::array<double, 3> obstacleForce();
@@ -60,7 +73,13 @@ public:
   const Traffic& traffic() const { return traffic_; }
 
 private:
+  DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
+                    const std::function<std::unique_ptr<amr::AmrLbm>(const amr::AmrLbmSettings&)>& make);
   void exchange(int level);
+  // Collective: every rank's values of its own blocks (`mine`: `perBlock` values a block; with
+  // `slotsOnly`, of its blocks that keep a pre-collision slot only) into `whole`, in block order.
+  template <class T>
+  void gatherRuns(const T* mine, std::int64_t perBlock, bool slotsOnly, std::vector<T>& whole);
   // Where the values of a message lie in the post- and pre-collision arrays (positions from the
   // arrays' starts; the message: the post values, then the pre ones), where the solver lives.
   struct Message {

@@ -85,6 +85,10 @@ struct BlockGrid {
   Index domainCells[3] = {0, 0, 0};  // level-0 cells a side of the domain
   bool periodic[3] = {false, false, false};
   std::vector<Block> blocks;
+  // The run of blocks this rank steps, [ownFirst, ownEnd) (ownEnd -1: to the last; one rank: all).
+  // Over MPI ranks each hands its own to Catalyst (the others' places left empty, as distributed
+  // AMR data is); fetchBlockFields gives every block's values on every rank.
+  Index ownFirst = 0, ownEnd = -1;
   // Counts the changes of the blocks (a solver that regrids changes them in advance()): what is
   // made of them (tables, copies) is made again when it moves on.
   Index revision = 0;
@@ -171,8 +175,9 @@ public:
   virtual void settleTracers() {}
 
   // Solvers with levels (octree AMR): the blocks, and host copies of the named fields on their
-  // points (no `solid`) (the uniform grid of extent() is then level 0, its values taken from the finest block
-  // holding each node). Null / never called for a uniform solver.
+  // points with the obstacle mask (`solid`, host) (the uniform grid of extent() is then level 0, its
+  // values taken from the finest block holding each node). Collective: every rank gets every
+  // block's values. Null / never called for a uniform solver.
   virtual const BlockGrid* blockGrid() const { return nullptr; }
   virtual const BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names);
   // The same where the solver lives (device memory on CUDA), for work done there (tracers).

@@ -208,5 +208,45 @@ TEST_F(AmrRun, WritesItsLevelsAndContoursThemWithoutCracks) {
   EXPECT_GT(drawn, 0.01) << "the surface and the outline were drawn";
 }
 
+#if OCTOFLOW_HAVE_MPI
+// The same run over 2 MPI ranks, each stepping a run of the blocks: each rank hands Catalyst its own
+// blocks (the others' places empty), and the contour the pipelines make of them is one rank's: as
+// many triangles, the same area, no cracks where the ranks' blocks meet; the image is drawn.
+TEST_F(AmrRun, TwoRanksHandTheirBlocksAndContourThemAsOneRank) {
+  const fs::path& directory = directory_;
+  std::ofstream(directory / "octree.toml") << testing::octreeSphereCase("octree", 20)
+                                           << "[output]\nevery = 20\n[insitu]\nevery = 20\n";
+  const std::string script = std::string(OCTOFLOW_SOURCE_DIR) + "/catalyst_scripts/amr_isosurface.py";
+  const testing::VirtualDisplay display;
+  ASSERT_FALSE(display.display().empty()) << "no virtual X server could be started";
+  const std::string run = "run octree.toml --backend cpu --quiet --catalyst " + script + " --output ";
+  const testing::CommandResult one =
+      testing::runCommand("DISPLAY=" + display.display() + " '" + OCTOFLOW_CLI_PATH + "' " + run + "one", directory);
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  const testing::CommandResult two = testing::runCommand(
+      "DISPLAY=" + display.display() + " timeout 300 env " + testing::kMpiEnvironment + " '" + OCTOFLOW_MPIEXEC +
+          "' --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x DISPLAY '" + OCTOFLOW_CLI_PATH + "' " + run + "two",
+      directory);
+  ASSERT_EQ(two.exitCode, 0) << two.output;
+  vtkIdType triangles[2] = {0, 0};
+  double area[2] = {0.0, 0.0};
+  const char* folders[2] = {"one", "two"};
+  for (int n = 0; n < 2; ++n) {
+    SCOPED_TRACE(folders[n]);
+    vtkNew<vtkXMLMultiBlockDataReader> contourReader;
+    contourReader->SetFileName((directory / folders[n] / "catalyst" / "amr_speed_00000020.vtm").c_str());
+    contourReader->Update();
+    EXPECT_EQ(boundaryEdges(contourReader->GetOutputDataObject(0), triangles[n], area[n]), 0) << "cracks in the speed contour";
+    double drawn = 0.0;
+    std::size_t colours = 0;
+    testing::pixelStatistics(directory / folders[n] / "catalyst" / "amr_speed_00000020.png", drawn, colours);
+    EXPECT_GT(drawn, 0.01) << "the surface and the outline were drawn";
+  }
+  EXPECT_GT(triangles[0], 200);
+  EXPECT_EQ(triangles[1], triangles[0]);
+  EXPECT_NEAR(area[1], area[0], 1e-9 * area[0]);
+}
+#endif
+
 }  // namespace
 }  // namespace octoflow::adaptors

@@ -178,7 +178,9 @@ CommandResult runCliOnTwoRanks(const std::string& arguments, const fs::path& wor
 
 TEST_F(Cli, TwoMpiRanksWriteTheSameFilesAsOne) {
   // A cylinder in a channel cut over two ranks, with tracers: forces.csv and the tracers byte for
-  // byte, the fields in pieces. Then a sphere in a 3D channel with tracers and the speed surface.
+  // byte, the fields in pieces. Then a sphere in a 3D channel with tracers and the speed surface,
+  // and the sphere on an octree (lbm-amr: runs of blocks over the ranks), whose blocks (.vthb and
+  // their .vti files, rank 0's) and forces are byte for byte those of one rank.
   const std::string channel = R"([case]
 name = "split"
 steps = 240
@@ -218,8 +220,12 @@ release_every = 20
       octoflow::testing::sphereChannelCase("sphere", 60, 24) + "[output]\nevery = 30\n" +
       replaced(octoflow::testing::planeTracers(24, 5, 10), "[tracers]\n", "[tracers]\nintegrator = \"rk4\"\n") +
       "[surface]\nfield = \"speed\"\nlevel = 0.04\n";
+  const std::string octree = octoflow::testing::octreeSphereCase("octree", 20) +
+                             "[forces]\nevery = 5\n[output]\nevery = 10\n[surface]\nfield = \"speed\"\nlevel = 0.0005\n" +
+                             octoflow::testing::planeTracers(33, 3, 5);
   const auto& contents = octoflow::testing::fileContents;
-  for (const auto& [name, text] : {std::pair{std::string("split"), channel}, std::pair{std::string("sphere"), sphere}}) {
+  for (const auto& [name, text] : {std::pair{std::string("split"), channel}, std::pair{std::string("sphere"), sphere},
+                                   std::pair{std::string("octree"), octree}}) {
     SCOPED_TRACE(name);
     writeCase(name + ".toml", text);
     const CommandResult one = runCli("run " + name + ".toml --backend cpu --output one_" + name, directory_);
@@ -227,10 +233,10 @@ release_every = 20
     const CommandResult two = runCliOnTwoRanks("run " + name + ".toml --backend cpu --output two_" + name, directory_);
     ASSERT_EQ(two.exitCode, 0) << two.output;
     EXPECT_NE(two.output.find("2 MPI ranks"), std::string::npos) << two.output;
-    if (name == "split") {
-      const std::string forces = contents(directory_ / "one_split" / "forces.csv");
+    if (name != "sphere") {
+      const std::string forces = contents(directory_ / ("one_" + name) / "forces.csv");
       EXPECT_GT(forces.size(), 100u);
-      EXPECT_EQ(forces, contents(directory_ / "two_split" / "forces.csv"));
+      EXPECT_EQ(forces, contents(directory_ / ("two_" + name) / "forces.csv"));
     }
     // Tracers and surfaces (made on rank 0) byte for byte; the fields as pieces of a .pvti
     // (tests/adaptors/CatalystTest.cpp reads them back and compares the values).
@@ -240,6 +246,16 @@ release_every = 20
       const fs::path other = directory_ / ("two_" + name) / entry.path().filename();
       if (extension == ".vtp") {
         EXPECT_EQ(contents(entry.path()), contents(other)) << entry.path();
+      } else if (extension == ".vthb") {  // the blocks, and the folder of their .vti files
+        EXPECT_EQ(contents(entry.path()), contents(other)) << entry.path();
+        const fs::path blocks = fs::path(entry.path()).replace_extension("");
+        int files = 0;
+        for (const auto& block : fs::directory_iterator(blocks)) {
+          EXPECT_EQ(contents(block.path()), contents(fs::path(other).replace_extension("") / block.path().filename()))
+              << block.path();
+          ++files;
+        }
+        EXPECT_EQ(files, 64) << blocks;
       } else if (extension == ".vti") {
         EXPECT_TRUE(fs::exists(fs::path(other).replace_extension(".pvti"))) << other;
         EXPECT_TRUE(fs::exists(fs::path(other).replace_extension("") / (entry.path().stem().string() + "_1.vti")));
@@ -249,9 +265,9 @@ release_every = 20
       ++compared[entry.path().filename().string().substr(0, entry.path().filename().string().find('_'))];
     }
     if (fs::exists(directory_ / ("one_" + name) / (name + ".pvd"))) {  // a build with VTK: steps 0, N/2, N
-      EXPECT_EQ(compared[name], 3);
+      EXPECT_EQ(compared[name], name == "octree" ? 6 : 3);  // octree_<step>.vti and octree_amr_<step>.vthb
       EXPECT_EQ(compared["tracers"], 3);
-      EXPECT_EQ(compared["surface"], name == "sphere" ? 3 : 0);
+      EXPECT_EQ(compared["surface"], name == "split" ? 0 : 3);
     }
   }
 }
@@ -305,12 +321,23 @@ TEST_F(Cli, BenchTimelineListsTheStepsPhasesAndHaloExchangeInOrder) {
       << field.output;
 }
 
-// The octree LBM shares blocks over ranks: fewer blocks than ranks is bad input, said once.
-TEST_F(Cli, BenchAmrRefusesMoreRanksThanBlocks) {
+// The octree LBM shares blocks over ranks: fewer blocks than ranks is bad input, said once, and
+// a run leaves no output behind.
+TEST_F(Cli, OctreeLbmRefusesMoreRanksThanBlocks) {
   const CommandResult result = runCliOnTwoRanks("bench amr --backend cpu --leaves 1 --steps 1", directory_);
   EXPECT_EQ(result.exitCode, 2) << result.output;
   EXPECT_NE(result.output.find("--leaves: the octree has 1 blocks, fewer than the 2 MPI ranks"), std::string::npos)
       << result.output;
+  // One root block, nothing refined: a single block.
+  writeCase("single.toml", replaced(replaced(octoflow::testing::octreeSphereCase("single", 5), "size = [32, 33, 33]",
+                                             "size = [16, 17, 17]"),
+                                    "refine_distance = 2.000000\n", "refine = \"none\"\n"));
+  const CommandResult run = runCliOnTwoRanks("run single.toml --backend cpu --output out", directory_);
+  EXPECT_EQ(run.exitCode, 2) << run.output;
+  EXPECT_NE(run.output.find("octoflow: error: single.toml: amr: the octree has 1 blocks, fewer than the 2 MPI ranks"),
+            std::string::npos)
+      << run.output;
+  EXPECT_FALSE(fs::exists(directory_ / "out")) << "a refused run created its output folder";
 }
 
 // What every scaling run checks first (docs/PERFORMANCE.md): the same benchmark on 1, 2 and 8

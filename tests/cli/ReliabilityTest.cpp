@@ -609,6 +609,13 @@ TEST_F(ReliabilityMpi, PhaseFieldCheckpointOfTwoRanksGoesOnOnOneAndFour) {
   expectTwoRankCheckpointGoesOn("crystal", kobayashiCase(200), 100, 200);
 }
 
+// The octree LBM across regrids: the checkpoint of 2 ranks holds every block's state as one rank
+// numbers it (its pieces hold nothing), the restart regrids on 1 and on 4 ranks as one rank did.
+TEST_F(ReliabilityMpi, OctreeLbmCheckpointOfTwoRanksGoesOnOnOneAndFour) {
+  expectTwoRankCheckpointGoesOn("octree", amrRegridCase(20), 10, 20);
+  EXPECT_EQ(csvRows(directory_ / "one" / "octree.csv"), 4) << "the octree after each regrid, compared above";
+}
+
 // Faults of one rank: the run of every rank ends within seconds, with the failing rank's message
 // (never a hang: a `timeout` would end it with 124). Two programs of one MPI job (mpirun's
 // "-np 1 A : -np 1 B"), so that only rank 1 meets the fault.

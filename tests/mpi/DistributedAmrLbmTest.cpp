@@ -115,3 +115,73 @@ TEST(DistributedAmr, CudaRanksAreBitIdenticalToOneCudaSolver) {
   expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt, AmrKernel::Sorted, exec::Backend::Cuda),
                       40);
 }
+
+namespace {
+
+void expectSameBits(const std::vector<float>& actual, const std::vector<float>& expected, const char* what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  const std::size_t differs = firstDifference(actual, expected);
+  EXPECT_EQ(differs, actual.size()) << what << ": value " << differs << " differs";
+}
+
+void expectSameMoments(parallel::DistributedAmrLbm& distributed, AmrLbm& reference, const char* what) {
+  std::vector<float> density, velocity, expectedDensity, expectedVelocity;
+  distributed.fetchMoments(density, velocity);
+  reference.fetchMoments(expectedDensity, expectedVelocity);
+  expectSameBits(density, expectedDensity, what);
+  expectSameBits(velocity, expectedVelocity, what);
+}
+
+}  // namespace
+
+// What a run over ranks needs beyond steps (checkpoints, regrids): the state gathered from the
+// ranks is one solver's, bit for bit; ranks restored from one solver's snapshot go on as it does;
+// and a regrid over ranks (every block's state gathered, each rank adopting its run of the new
+// octree's blocks) equals one solver's regrid.
+TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
+  const AmrLbmSettings settings = channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Whole, exec::Backend::Cpu);
+  const Octree tree = test::threeLevelTree();
+  AmrLbm reference(tree, settings, test::threeLevelSphere);
+  reference.initialise(test::threeLevelStart);
+  reference.advance(5);
+  {
+    parallel::DistributedAmrLbm distributed(MPI_COMM_WORLD, tree, settings, test::threeLevelSphere);
+    distributed.initialise(test::threeLevelStart);
+    distributed.advance(5);
+    const AmrLbmSnapshot gathered = distributed.snapshot(), expected = reference.snapshot();
+    EXPECT_EQ(gathered.step, expected.step);
+    EXPECT_EQ(gathered.parity, expected.parity);
+    EXPECT_FALSE(expected.pre[0].empty()) << "blocks read across levels keep pre-collision copies";
+    for (int n = 0; n < 2; ++n) {
+      expectSameBits(gathered.post[n], expected.post[n], "post-collision state");
+      expectSameBits(gathered.pre[n], expected.pre[n], "pre-collision copies");
+    }
+  }
+  parallel::DistributedAmrLbm restored(MPI_COMM_WORLD, tree, settings, test::threeLevelSphere);
+  restored.restore(reference.snapshot());
+  EXPECT_EQ(restored.step(), 5);
+  restored.advance(4);
+  reference.advance(4);
+  expectSameMoments(restored, reference, "restored, 4 steps on");
+
+  // The regrid: a level-0 leaf refined (its points interpolated from the coarse state).
+  Octree finer = tree;
+  int coarsest = 0;
+  while (finer.leaves()[static_cast<std::size_t>(coarsest)].level != 0) ++coarsest;
+  finer.refine({coarsest});
+  ASSERT_GT(finer.leaves().size(), tree.leaves().size());
+  const AmrLbmHostCopy gathered = restored.hostCopy(), one = reference.hostCopy();
+  expectSameBits(gathered.snapshot.post[0], one.snapshot.post[0], "host copy");
+  EXPECT_EQ(gathered.solid, one.solid);
+  EXPECT_EQ(gathered.settings.owned.first, 0);
+  EXPECT_EQ(gathered.settings.owned.end, -1);
+  const std::vector<std::uint8_t> solid = AmrLbm(finer, settings, test::threeLevelSphere).hostCopy().solid;
+  parallel::DistributedAmrLbm adopted(MPI_COMM_WORLD, finer, settings, solid, &gathered);
+  AmrLbm regridded(finer, settings, solid, one);
+  EXPECT_EQ(adopted.step(), 9);
+  expectSameMoments(adopted, regridded, "adopted");
+  adopted.advance(3);
+  regridded.advance(3);
+  expectSameMoments(adopted, regridded, "adopted, 3 steps on");
+  EXPECT_EQ(adopted.obstacleForce(), regridded.obstacleForce());
+}
