@@ -14,7 +14,7 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 # D3Q19 BGK FP32 weak (256^3 a GPU) and strong (512^3), the phase-field solver weak (512^3 a GPU)
 # and strong (1024^3), each with one step's timeline on the most GPUs; then the octree LBM (three
 # levels, D3Q19, 8^3 leaves of 17^3 at level 0: blocks in Morton runs cut by work) on each count,
-# with its load balance and time in exchanges.
+# with its load balance and time in exchanges, and a run of it with regrids (its time a count).
 counts=1
 for n in 2 4 8; do [ "$gpus" -ge "$n" ] && counts="$counts $n"; done
 most=${counts##* }
@@ -45,6 +45,14 @@ identical=1
   amr="build-gpu/bin/octoflow bench amr --lattice D3Q19"
   same_bits "amr cuda 3 levels" "$counts" $amr --backend cuda --leaves 8 --levels 3 --steps 50
   same_bits "amr cpu 2 levels" "1 8" $amr --backend cpu --leaves 4 --levels 2 --steps 4
+  # A run of the octree LBM (the sphere's wake, regrids every 160 steps): forces.csv of every GPU
+  # count the same bytes as one GPU's.
+  wake="build-gpu/bin/octoflow run data/cases/sphere_wake_regrid_amr.toml --backend cuda --steps 960"
+  for n in $counts; do
+    mpirun --oversubscribe -np $n $wake --output "$logs/wake_$n" 2>&1 | grep -E "done:"
+    if cmp -s "$logs/wake_1/forces.csv" "$logs/wake_$n/forces.csv"; then echo "  lbm-amr run, $n rank(s): forces.csv as 1"
+    else echo "DIFFERENT BITS: lbm-amr run on $n ranks"; identical=0; fi
+  done
 } > "$logs/scaling.txt" 2>&1
 cat "$logs/scaling.txt"
 checked=$(wc -l < "$logs/scaling.txt")
