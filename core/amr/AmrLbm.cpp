@@ -130,8 +130,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   }
 
   slots_ = sourceSlots(held_);
-  const std::size_t sources =
-      static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](std::int32_t slot) { return slot >= 0; }));
+  const std::size_t sources = held_.crossLevelSources();
 
   // The obstacle mask of the blocks held (every block's, in block order, comes in).
   std::vector<std::uint8_t> heldSolid;
@@ -307,10 +306,9 @@ void AmrLbm::restore(const AmrLbmSnapshot& snapshot) {
   const std::size_t blockValues = static_cast<std::size_t>(lbm::latticeQ(settings_.lattice)) *
                                   static_cast<std::size_t>(layout_.pointsPerBlock());
   const std::vector<std::int32_t> wholeSlots = sourceSlots(layout_);
-  const std::size_t wholeSources =
-      static_cast<std::size_t>(std::count_if(wholeSlots.begin(), wholeSlots.end(), [](std::int32_t slot) { return slot >= 0; }));
   for (int n = 0; n < 2; ++n)
-    if (snapshot.post[n].size() != layout_.blocks.size() * blockValues || snapshot.pre[n].size() != wholeSources * blockValues)
+    if (snapshot.post[n].size() != layout_.blocks.size() * blockValues ||
+        snapshot.pre[n].size() != layout_.crossLevelSources() * blockValues)
       throw std::invalid_argument("the snapshot's populations do not fit this octree and lattice");
   for (const std::int32_t parity : snapshot.parity)
     if (parity != 0 && parity != 1) throw std::invalid_argument("the snapshot's level parities are not 0 or 1");

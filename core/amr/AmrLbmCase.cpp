@@ -203,9 +203,7 @@ std::string AmrLbmCase::describe() const {
 sim::MemoryNeeds AmrLbmCase::memoryNeeds(exec::Backend backend) const {
   const BlockLayout layout = leafBlocks(*octree, leafCells);
   const double points = static_cast<double>(layout.blocks.size()) * static_cast<double>(layout.pointsPerBlock());
-  const double sources = static_cast<double>(std::count(layout.crossLevelSource.begin(), layout.crossLevelSource.end(),
-                                                        std::uint8_t{1})) *
-                         static_cast<double>(layout.pointsPerBlock());
+  const double sources = static_cast<double>(layout.crossLevelSources()) * static_cast<double>(layout.pointsPerBlock());
   const double q = lbm::latticeQ(flow.config.lattice);
   const double nodes = static_cast<double>(flow.config.extent.cellCount());
   const double working = points * (2.0 * q * 4.0 + 16.0 + 1.0) + sources * 2.0 * q * 4.0 + nodes * (16.0 + 8.0);

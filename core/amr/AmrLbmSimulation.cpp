@@ -89,7 +89,7 @@ public:
   const sim::FieldSet& fetchFields(const std::vector<std::string>& names) override {
     const std::size_t nodes = static_cast<std::size_t>(extent().cellCount());
     if (ranks() > 1) {
-      gatherLevelZeroOverRanks(hostDensity_, hostVelocity_);
+      gatherLevelZeroOverRanks(hostDensity_, hostVelocity_, 0);  // rank 0's alone
     } else {
       gatherLevelZero();
       hostDensity_.resize(nodes);
@@ -177,9 +177,9 @@ public:
 
   std::vector<sim::FieldLimit> fieldLimits() const override { return lbm::flowFieldLimits(); }
 
-  // Every block's state in one solver's numbering (over ranks: gathered), records of rank 0.
+  // Every block's state in one solver's numbering (over ranks: gathered to rank 0), records of rank 0.
   sim::SolverState saveState() override {
-    const AmrLbmSnapshot snapshot = wholeSnapshot();
+    const AmrLbmSnapshot snapshot = snapshotOnRankZero();
     sim::SolverState state;
     if (rank() != 0) return state;
     state.records.push_back(sim::makeRecord(kOctreeRecord, local().octree().serialize()));
@@ -217,8 +217,7 @@ public:
     const BlockLayout& layout = local().layout();
     const std::size_t blockValues =
         static_cast<std::size_t>(lbm::latticeQ(local().settings().lattice)) * static_cast<std::size_t>(layout.pointsPerBlock());
-    const std::size_t sources = static_cast<std::size_t>(
-        std::count(layout.crossLevelSource.begin(), layout.crossLevelSource.end(), std::uint8_t{1}));
+    const std::size_t sources = layout.crossLevelSources();
     AmrLbmSnapshot snapshot;
     snapshot.step = source.step();
     snapshot.parity = source.values<std::int32_t>(kParityRecord, static_cast<std::size_t>(layout.levels));
@@ -417,16 +416,20 @@ private:
     return *solver_;
   }
 
-  // Collective: density and velocity of every point of every block (host, block order).
-  void fetchEveryMoment(std::vector<float>& density, std::vector<float>& velocity) {
+  // Collective: density and velocity of every point of every block (host, block order), on every
+  // rank or on `root` only (kEveryRank; elsewhere empty).
+  static constexpr int kEveryRank = -1;
+  void fetchEveryMoment(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank) {
 #if OCTOFLOW_HAVE_MPI
-    if (distributed_) return distributed_->fetchMoments(density, velocity);
+    if (distributed_) return distributed_->fetchMoments(density, velocity, root);
 #endif
+    (void)root;
     solver_->fetchMoments(density, velocity);
   }
-  AmrLbmSnapshot wholeSnapshot() {
+  // Collective: every block's state on rank 0 (elsewhere no populations).
+  AmrLbmSnapshot snapshotOnRankZero() {
 #if OCTOFLOW_HAVE_MPI
-    if (distributed_) return distributed_->snapshot();
+    if (distributed_) return distributed_->snapshot(0);
 #endif
     return solver_->snapshot();
   }
@@ -437,9 +440,11 @@ private:
     return solver_->obstacleForce();
   }
 
-  // Over ranks (collective): level 0 on the host of every rank, from every block's moments.
-  void gatherLevelZeroOverRanks(std::vector<float>& density, std::vector<float>& velocity) {
-    fetchEveryMoment(gatheredDensity_, gatheredVelocity_);
+  // Over ranks (collective): level 0 on the host of every rank (or of `root` alone: elsewhere the
+  // arrays are left as they are), from every block's moments.
+  void gatherLevelZeroOverRanks(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank) {
+    fetchEveryMoment(gatheredDensity_, gatheredVelocity_, root);
+    if (root != kEveryRank && rank() != root) return;
     const std::size_t nodes = hostViewSource_.size();
     density.resize(nodes);
     velocity.resize(3 * nodes);

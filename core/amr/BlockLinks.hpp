@@ -57,6 +57,12 @@ struct BlockLayout {
   // Blocks some other block reads across levels (their points are interpolated or copied to
   // another level): the solver keeps more of their state.
   std::vector<std::uint8_t> crossLevelSource;
+  // How many blocks keep a pre-collision copy (crossLevelSource).
+  std::size_t crossLevelSources() const {
+    std::size_t count = 0;
+    for (const std::uint8_t source : crossLevelSource) count += source != 0 ? 1 : 0;
+    return count;
+  }
 
   std::int64_t pointsPerBlock() const {
     return static_cast<std::int64_t>(blockNodes) * blockNodes * blockNodes;

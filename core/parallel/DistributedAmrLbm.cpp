@@ -158,7 +158,7 @@ void DistributedAmrLbm::exchange(int level) {
 }
 
 template <class T>
-void DistributedAmrLbm::gatherRuns(const T* mine, std::int64_t perBlock, bool slotsOnly, std::vector<T>& whole) {
+void DistributedAmrLbm::gatherRuns(const T* mine, std::int64_t perBlock, bool slotsOnly, std::vector<T>& whole, int root) {
   const amr::BlockLayout& layout = local_->layout();
   std::vector<int> counts(static_cast<std::size_t>(ranks_)), offsets(static_cast<std::size_t>(ranks_));
   std::int64_t total = 0;
@@ -173,39 +173,45 @@ void DistributedAmrLbm::gatherRuns(const T* mine, std::int64_t perBlock, bool sl
     counts[static_cast<std::size_t>(r)] = static_cast<int>(blocks * perBlock);
     total += blocks * perBlock;
   }
-  whole.resize(static_cast<std::size_t>(total));
   // Each rank's own blocks come first in its arrays and are a run of the block order: rank order is
   // block order.
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::uint8_t>, "floats or bytes");
   const MPI_Datatype type = std::is_same_v<T, float> ? MPI_FLOAT : MPI_UNSIGNED_CHAR;
-  check(MPI_Allgatherv(mine, counts[static_cast<std::size_t>(rank_)], type, whole.data(), counts.data(), offsets.data(),
-                       type, communicator_),
-        "MPI_Allgatherv");
+  const int count = counts[static_cast<std::size_t>(rank_)];
+  if (root == kEveryRank) {
+    whole.resize(static_cast<std::size_t>(total));
+    check(MPI_Allgatherv(mine, count, type, whole.data(), counts.data(), offsets.data(), type, communicator_),
+          "MPI_Allgatherv");
+    return;
+  }
+  whole.assign(rank_ == root ? static_cast<std::size_t>(total) : 0, T{});
+  check(MPI_Gatherv(mine, count, type, whole.data(), counts.data(), offsets.data(), type, root, communicator_),
+        "MPI_Gatherv");
 }
 
-void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
+void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root) {
   std::vector<float> heldDensity, heldVelocity;
   local_->fetchMoments(heldDensity, heldVelocity);
   const std::int64_t points = local_->layout().pointsPerBlock();
-  gatherRuns(heldDensity.data(), points, false, density);
-  gatherRuns(heldVelocity.data(), 3 * points, false, velocity);
+  gatherRuns(heldDensity.data(), points, false, density, root);
+  gatherRuns(heldVelocity.data(), 3 * points, false, velocity, root);
 }
 
-amr::AmrLbmSnapshot DistributedAmrLbm::snapshot() {
+amr::AmrLbmSnapshot DistributedAmrLbm::snapshot(int root) {
   const amr::AmrLbmSnapshot held = local_->snapshot();
   const std::int64_t perBlock = lbm::latticeQ(local_->settings().lattice) * local_->layout().pointsPerBlock();
   amr::AmrLbmSnapshot whole;
   whole.step = held.step;
   whole.parity = held.parity;
   for (int n = 0; n < 2; ++n) {
-    gatherRuns(held.post[n].data(), perBlock, false, whole.post[n]);
-    gatherRuns(held.pre[n].data(), perBlock, true, whole.pre[n]);
+    gatherRuns(held.post[n].data(), perBlock, false, whole.post[n], root);
+    gatherRuns(held.pre[n].data(), perBlock, true, whole.pre[n], root);
   }
   return whole;
 }
 
 amr::AmrLbmHostCopy DistributedAmrLbm::hostCopy() {
-  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), local_->layout(), snapshot(), {}};
+  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), local_->layout(), snapshot(kEveryRank), {}};
   copy.settings.owned = {};
   // A solver holding no obstacle point keeps no mask: the others' may still have some.
   const std::uint8_t* solid = local_->workingSolid();
@@ -213,7 +219,7 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopy() {
     const std::int64_t points = local_->layout().pointsPerBlock();
     std::vector<std::uint8_t> mine(static_cast<std::size_t>(local_->ownedBlocks() * points), 0);
     if (solid) exec::copyBytes(mine.data(), solid, mine.size());
-    gatherRuns(mine.data(), points, false, copy.solid);
+    gatherRuns(mine.data(), points, false, copy.solid, kEveryRank);
   }
   return copy;
 }

@@ -49,13 +49,16 @@ public:
   // Where each rank's run of blocks begins, and the end of the last (amr::balancedRuns).
   const std::vector<std::int32_t>& runStarts() const { return runStarts_; }
 
-  // Collective. Density and velocity of every point of every block, on every rank (as
-  // AmrLbm::fetchMoments of one solver of the whole octree).
-  void fetchMoments(std::vector<float>& density, std::vector<float>& velocity);
-  // Collective. The state of every block on every rank, as one solver of the whole octree numbers
-  // it (AmrLbm::snapshot of such a solver: bit for bit the same), and the host copy made of it
-  // (AmrLbm::adopt takes it on any number of ranks).
-  amr::AmrLbmSnapshot snapshot();
+  // What the gathers below give a rank other than `root` (kEveryRank: every rank gets it all).
+  static constexpr int kEveryRank = -1;
+  // Collective. Density and velocity of every point of every block, on every rank or on `root`
+  // only (as AmrLbm::fetchMoments of one solver of the whole octree; other ranks: empty).
+  void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
+  // Collective. The state of every block on every rank or on `root` only (other ranks: no
+  // populations), as one solver of the whole octree numbers it (AmrLbm::snapshot of such a solver:
+  // bit for bit the same), and the host copy made of it on every rank (AmrLbm::adopt takes it on
+  // any number of ranks).
+  amr::AmrLbmSnapshot snapshot(int root = kEveryRank);
   amr::AmrLbmHostCopy hostCopy();
   // Every rank takes its blocks from a snapshot of every block (AmrLbm::restore; no communication).
   void restore(const amr::AmrLbmSnapshot& whole) { local_->restore(whole); }
@@ -77,9 +80,10 @@ private:
                     const std::function<std::unique_ptr<amr::AmrLbm>(const amr::AmrLbmSettings&)>& make);
   void exchange(int level);
   // Collective: every rank's values of its own blocks (`mine`: `perBlock` values a block; with
-  // `slotsOnly`, of its blocks that keep a pre-collision slot only) into `whole`, in block order.
+  // `slotsOnly`, of its blocks that keep a pre-collision slot only) into `whole`, in block order, on
+  // every rank or on `root` only (elsewhere `whole` is left empty).
   template <class T>
-  void gatherRuns(const T* mine, std::int64_t perBlock, bool slotsOnly, std::vector<T>& whole);
+  void gatherRuns(const T* mine, std::int64_t perBlock, bool slotsOnly, std::vector<T>& whole, int root);
   // Where the values of a message lie in the post- and pre-collision arrays (positions from the
   // arrays' starts; the message: the post values, then the pre ones), where the solver lives.
   struct Message {
