@@ -176,13 +176,11 @@ private:
   Queues queues_;
 };
 
-template <class Queues, class L>
+template <class Queues, class L, class S>
 std::unique_ptr<UniformEngine> makeEngineFor(const UniformSolverConfig& config, const NodeLists& lists) {
-  return withStorage(config.storage, [&](auto storage) {
-    return withCollisionOf<L>(config, [&](const auto& collision) -> std::unique_ptr<UniformEngine> {
-      using Collision = std::decay_t<decltype(collision)>;
-      return std::make_unique<UniformEngineFor<L, decltype(storage), Collision, Queues>>(config, collision, lists);
-    });
+  return withCollisionOf<L>(config, [&](const auto& collision) -> std::unique_ptr<UniformEngine> {
+    using Collision = std::decay_t<decltype(collision)>;
+    return std::make_unique<UniformEngineFor<L, S, Collision, Queues>>(config, collision, lists);
   });
 }
 

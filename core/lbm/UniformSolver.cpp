@@ -11,14 +11,17 @@ namespace detail {
 namespace {
 std::unique_ptr<UniformEngine> makeEngine(exec::Backend backend, const UniformSolverConfig& config,
                                           const NodeLists& lists) {
-  return withLattice(config.lattice, [&](auto lattice) -> std::unique_ptr<UniformEngine> {
-    using L = decltype(lattice);
-    if (backend == exec::Backend::Cpu) return makeCpuEngineFor<L>(config, lists);
+  return withLattice(config.lattice, [&](auto lattice) {
+    return withStorage(config.storage, [&](auto storage) -> std::unique_ptr<UniformEngine> {
+      using L = decltype(lattice);
+      using S = decltype(storage);
+      if (backend == exec::Backend::Cpu) return makeCpuEngineFor<L, S>(config, lists);
 #if OCTOFLOW_HAVE_CUDA
-    return makeCudaEngineFor<L>(config, lists);
+      return makeCudaEngineFor<L, S>(config, lists);
 #else
-    throw Error("the CUDA backend is not compiled into this build");
+      throw Error("the CUDA backend is not compiled into this build");
 #endif
+    });
   });
 }
 }  // namespace

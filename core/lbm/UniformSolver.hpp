@@ -126,9 +126,10 @@ public:
   virtual void markTimeline(bool onHaloQueue) = 0;
   virtual std::vector<double> stopTimeline() = 0;
 };
-template <class L>
+// One translation unit each (lbm/UniformEngineInstance.in): L, a lattice; S, a population storage.
+template <class L, class S>
 std::unique_ptr<UniformEngine> makeCpuEngineFor(const UniformSolverConfig& config, const NodeLists& lists);
-template <class L>
+template <class L, class S>
 std::unique_ptr<UniformEngine> makeCudaEngineFor(const UniformSolverConfig& config, const NodeLists& lists);
 }  // namespace detail
 
