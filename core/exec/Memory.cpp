@@ -132,7 +132,11 @@ static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle), "CUDA IPC handles
 
 IpcHandle exportDeviceMemory(void* pointer) {
   cudaIpcMemHandle_t handle;
-  OCTO_CUDA_CHECK(cudaIpcGetMemHandle(&handle, pointer));
+  const cudaError_t status = cudaIpcGetMemHandle(&handle, pointer);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // this call's own error (no CUDA IPC here): the next launch must not see it
+    throw Error(std::string("sharing GPU memory between processes (CUDA IPC): ") + cudaGetErrorString(status));
+  }
   IpcHandle bytes;
   std::memcpy(bytes.data(), &handle, bytes.size());
   return bytes;
@@ -171,9 +175,12 @@ bool enablePeerAccess(const PciBusId& id) noexcept {
     return false;
   }
   if (device == current) return true;
-  if (cudaDeviceCanAccessPeer(&possible, current, device) != cudaSuccess || !possible) return false;
+  if (cudaDeviceCanAccessPeer(&possible, current, device) != cudaSuccess || !possible) {
+    cudaGetLastError();  // as above: a refusal here sends messages another way, it is no error
+    return false;
+  }
   const cudaError_t status = cudaDeviceEnablePeerAccess(device, 0);
-  if (status == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();
+  if (status != cudaSuccess) cudaGetLastError();
   return status == cudaSuccess || status == cudaErrorPeerAccessAlreadyEnabled;
 }
 #else
