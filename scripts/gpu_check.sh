@@ -142,7 +142,8 @@ if want amr-ranks && [ "$mpi" = ON ]; then
   # A run of the octree LBM (two regrids of the sphere's wake, forces) on 1 and 2 ranks.
   run="build-gpu/bin/octoflow run data/cases/sphere_wake_regrid_amr.toml --backend cuda --steps 320"
   for n in 1 2; do mpirun --oversubscribe -np $n $run --output "$logs/amr_run_$n" 2>&1 | grep -E "MPI ranks|done:"; done
-  cmp "$logs/amr_run_1/forces.csv" "$logs/amr_run_2/forces.csv" && echo "lbm-amr run: forces.csv the same on 1 and 2 ranks"
+  cmp "$logs/amr_run_1/forces.csv" "$logs/amr_run_2/forces.csv" && echo "lbm-amr run: forces.csv the same on 1 and 2 ranks" ||
+    echo "lbm-amr run: forces.csv DIFFER on 1 and 2 ranks"
 } > "$logs/amr_ranks.txt" 2>&1
 grep -E "digest|ms a step|balance|sent|PASSED|FAILED|lbm-amr run|done:" "$logs/amr_ranks.txt"
 fi
