@@ -432,7 +432,61 @@ AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, 
   return best;
 }
 
+// What adopt() makes a block of another octree's layout from: the block's own key, the leaf of
+// `tree` covering it (-1: `tree` is finer there), and whether that leaf is the block itself (then
+// its state is copied as it was, where pre-collision copies allow).
+struct AdoptedBlock {
+  BlockKey own;
+  int covering = -1;
+  bool sameLeaf = false;
+};
+
+AdoptedBlock adoptedBlock(const Octree& tree, const BlockPlacement& block, int blockNodes) {
+  const int cells = blockNodes - 1;
+  AdoptedBlock adopted;
+  adopted.own = BlockKey{block.level, block.origin[0] / cells, block.origin[1] / cells, block.origin[2] / cells};
+  adopted.covering = tree.coveringLeaf(adopted.own);
+  adopted.sameLeaf = adopted.covering >= 0 && tree.leaves()[static_cast<std::size_t>(adopted.covering)] == adopted.own;
+  return adopted;
+}
+
+// The taps of `tree`'s blocks that point (i, j, k) of `block` is made of. A point inside the block
+// is this block's alone: its own key finds its source; a point on its shell is shared, and is
+// chosen by the point alone (pointSource).
+AdoptTaps adoptedPoint(const Octree& tree, const BlockLayout& layout, const BlockPlacement& block,
+                       const AdoptedBlock& adopted, int i, int j, int k) {
+  const int B = layout.blockNodes;
+  const std::int64_t global[3] = {block.origin[0] + i, block.origin[1] + j, block.origin[2] + k};
+  const bool shell = i == 0 || j == 0 || k == 0 || i == B - 1 || j == B - 1 || k == B - 1;
+  return shell ? pointSource(tree, layout, block.level, global)
+               : adoptTaps(tree, layout, adopted.own, adopted.covering, global);
+}
+
 }  // namespace
+
+std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
+                                        const BlockLayout& held) {
+  const std::vector<std::int32_t> previousSlots = sourceSlots(previousLayout);
+  std::vector<char> read(previousLayout.blocks.size(), 0);
+  const int B = previousLayout.blockNodes;
+  for (const BlockPlacement& block : held.blocks) {
+    const AdoptedBlock adopted = adoptedBlock(previousOctree, block, B);
+    if (adopted.sameLeaf) {
+      read[static_cast<std::size_t>(adopted.covering)] = 1;
+      // Copied as it was unless the other keeps no pre-collision copy of it (adopt; its points
+      // are then made one by one, below).
+      if (previousSlots[static_cast<std::size_t>(adopted.covering)] >= 0) continue;
+    }
+    for (int k = 0; k < B; ++k)
+      for (int j = 0; j < B; ++j)
+        for (int i = 0; i < B; ++i)
+          read[static_cast<std::size_t>(adoptedPoint(previousOctree, previousLayout, block, adopted, i, j, k).block)] = 1;
+  }
+  std::vector<std::int32_t> blocks;
+  for (std::size_t b = 0; b < read.size(); ++b)
+    if (read[b]) blocks.push_back(static_cast<std::int32_t>(b));
+  return blocks;
+}
 
 void AmrLbm::requireEveryBlock(const char* what) const {
   if (static_cast<std::size_t>(ownedCount_) != layout_.blocks.size())
@@ -470,13 +524,11 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
     for (std::size_t b = 0; b < held_.blocks.size(); ++b) {
       const BlockPlacement& block = held_.blocks[b];
       const double tauNew = tau(block.level);
-      const BlockKey own{block.level, block.origin[0] / (B - 1), block.origin[1] / (B - 1), block.origin[2] / (B - 1)};
-      const int covering = previous.octree.coveringLeaf(own);
+      const AdoptedBlock adopted = adoptedBlock(previous.octree, block, B);
       const std::size_t blockValues = static_cast<std::size_t>(L::Q) * N;
       // A leaf of both octrees: its block as it was (its shared points take their own level's copy).
-      if (covering >= 0 && previous.octree.leaves()[static_cast<std::size_t>(covering)] == own &&
-          (newSlots[b] < 0 || oldSlots[static_cast<std::size_t>(covering)] >= 0)) {
-        const std::size_t from = static_cast<std::size_t>(covering);
+      if (adopted.sameLeaf && (newSlots[b] < 0 || oldSlots[static_cast<std::size_t>(adopted.covering)] >= 0)) {
+        const std::size_t from = static_cast<std::size_t>(adopted.covering);
         const int current = old.parity[static_cast<std::size_t>(block.level)];
         for (int which = 0; which < 2; ++which)
           std::copy_n(old.post[which == 0 ? current : 1 - current].begin() + static_cast<std::ptrdiff_t>(from * blockValues),
@@ -490,11 +542,7 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
         for (int j = 0; j < B; ++j)
           for (int i = 0; i < B; ++i) {
             const std::size_t n = static_cast<std::size_t>(i + B * (j + B * k));
-            const std::int64_t global[3] = {block.origin[0] + i, block.origin[1] + j, block.origin[2] + k};
-            // A point inside the block is this block's alone: its own key finds its source.
-            const bool shell = i == 0 || j == 0 || k == 0 || i == B - 1 || j == B - 1 || k == B - 1;
-            AdoptTaps taps = shell ? pointSource(previous.octree, oldLayout, block.level, global)
-                                   : adoptTaps(previous.octree, oldLayout, own, covering, global);
+            AdoptTaps taps = adoptedPoint(previous.octree, oldLayout, block, adopted, i, j, k);
             const std::size_t from = static_cast<std::size_t>(taps.block);
             const int oldLevel = oldLayout.blocks[from].level;
             // A fluid point leaves the obstacle's points out (their state is never stepped).

@@ -238,6 +238,12 @@ private:
 // The sum of link forces (AmrLbm::obstacleForceByLink) in their order.
 std::array<double, 3> sumOfLinkForces(const std::vector<double>& byLink);
 
+// The blocks of another octree's layout whose state AmrLbm::adopt reads to make the blocks of
+// `held` (a solver's heldLayout on the new octree), in block order: what a rank of a run over MPI
+// ranks needs of the old state at a regrid (parallel::DistributedAmrLbm::hostCopyFor).
+std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
+                                        const BlockLayout& held);
+
 // A solver's octree, settings, state and obstacle points on the host (AmrLbm::adopt).
 struct AmrLbmHostCopy {
   Octree octree;

@@ -289,7 +289,7 @@ private:
     const Octree next = adapted(local().octree(), regridChanges(indicator, case_.regrid), case_.octree.get());
     if (next.leaves() == local().octree().leaves()) return;
 #if OCTOFLOW_HAVE_MPI
-    const AmrLbmHostCopy previous = distributed_ ? distributed_->hostCopy() : solver_->hostCopy();
+    const AmrLbmHostCopy previous = distributed_ ? distributed_->hostCopyFor(next) : solver_->hostCopy();
 #else
     const AmrLbmHostCopy previous = solver_->hostCopy();
 #endif

@@ -224,6 +224,127 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopy() {
   return copy;
 }
 
+amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
+  const amr::BlockLayout& layout = local_->layout();
+  const std::size_t ranks = static_cast<std::size_t>(ranks_);
+  // The old blocks this rank's part of the next solver reads, and every rank's.
+  const amr::BlockLayout nextLayout = amr::leafBlocks(next, local_->settings().leafCells);
+  const std::vector<std::int32_t> nextRuns = amr::balancedRuns(nextLayout, ranks_);
+  std::vector<std::int32_t> nextHeld;
+  const std::vector<std::int32_t> wanted =
+      amr::adoptedBlocks(local_->octree(), layout, amr::heldBlocks(nextLayout, amr::runOf(nextRuns, rank_), nextHeld));
+  std::vector<int> wantedCounts(ranks), wantedStarts(ranks, 0);
+  const int count = static_cast<int>(wanted.size());
+  check(MPI_Allgather(&count, 1, MPI_INT, wantedCounts.data(), 1, MPI_INT, communicator_), "MPI_Allgather");
+  for (std::size_t r = 1; r < ranks; ++r) wantedStarts[r] = wantedStarts[r - 1] + wantedCounts[r - 1];
+  std::vector<std::int32_t> everyWanted(static_cast<std::size_t>(wantedStarts.back() + wantedCounts.back()));
+  check(MPI_Allgatherv(wanted.data(), count, MPI_INT32_T, everyWanted.data(), wantedCounts.data(), wantedStarts.data(),
+                       MPI_INT32_T, communicator_),
+        "MPI_Allgatherv");
+
+  // A block's record: its post-collision state of both parities, then its pre-collision state of
+  // both where it keeps one (crossLevelSource), then its obstacle points (as floats 0 and 1) where
+  // any rank has some.
+  const amr::AmrLbmSnapshot held = local_->snapshot();
+  const std::int64_t perBlock = lbm::latticeQ(local_->settings().lattice) * layout.pointsPerBlock();
+  const std::int64_t points = layout.pointsPerBlock();
+  const std::uint8_t* solid = local_->workingSolid();
+  const bool withSolid = !everyRank(communicator_, solid == nullptr);
+  std::vector<std::uint8_t> ownSolid;
+  if (withSolid) {
+    ownSolid.assign(static_cast<std::size_t>(local_->ownedBlocks() * points), 0);
+    if (solid) exec::copyBytes(ownSolid.data(), solid, ownSolid.size());
+  }
+  const auto recordValues = [&](std::int32_t block) {
+    return 2 * perBlock * (layout.crossLevelSource[static_cast<std::size_t>(block)] ? 2 : 1) + (withSolid ? points : 0);
+  };
+  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
+  // Where each own block's pre-collision state lies in this rank's snapshot (own blocks come first).
+  std::vector<std::int64_t> ownSlot(static_cast<std::size_t>(own.end - own.first), -1);
+  for (std::int32_t b = own.first; b < own.end; ++b) ownSlot[static_cast<std::size_t>(b - own.first)] = local_->sourceSlot(b - own.first);
+
+  std::vector<int> sendCounts(ranks, 0), sendStarts(ranks, 0), receiveCounts(ranks, 0), receiveStarts(ranks, 0);
+  std::vector<float> outgoing;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    sendStarts[r] = static_cast<int>(outgoing.size());
+    for (int w = wantedStarts[r]; w < wantedStarts[r] + wantedCounts[r]; ++w) {
+      const std::int32_t block = everyWanted[static_cast<std::size_t>(w)];
+      if (!own.holds(block)) continue;
+      const std::size_t local = static_cast<std::size_t>(block - own.first);
+      for (int n = 0; n < 2; ++n)
+        outgoing.insert(outgoing.end(), held.post[n].begin() + static_cast<std::ptrdiff_t>(local * perBlock),
+                        held.post[n].begin() + static_cast<std::ptrdiff_t>((local + 1) * perBlock));
+      if (layout.crossLevelSource[static_cast<std::size_t>(block)]) {
+        const std::size_t slot = static_cast<std::size_t>(ownSlot[local]);
+        for (int n = 0; n < 2; ++n)
+          outgoing.insert(outgoing.end(), held.pre[n].begin() + static_cast<std::ptrdiff_t>(slot * perBlock),
+                          held.pre[n].begin() + static_cast<std::ptrdiff_t>((slot + 1) * perBlock));
+      }
+      if (withSolid)
+        outgoing.insert(outgoing.end(), ownSolid.begin() + static_cast<std::ptrdiff_t>(local * points),
+                        ownSolid.begin() + static_cast<std::ptrdiff_t>((local + 1) * points));
+      if (outgoing.size() > INT_MAX)
+        throw Error("octree LBM over MPI ranks: a regrid sends over 2^31 values from one rank; use more ranks");
+    }
+    sendCounts[r] = static_cast<int>(outgoing.size()) - sendStarts[r];
+  }
+  std::int64_t incoming = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    std::int64_t values = 0;
+    const amr::BlockRun theirs = amr::runOf(runStarts_, static_cast<int>(r));
+    for (const std::int32_t block : wanted)
+      if (theirs.holds(block)) values += recordValues(block);
+    if (incoming + values > INT_MAX)
+      throw Error("octree LBM over MPI ranks: a regrid brings over 2^31 values to one rank; use more ranks");
+    receiveStarts[r] = static_cast<int>(incoming);
+    receiveCounts[r] = static_cast<int>(values);
+    incoming += values;
+  }
+  std::vector<float> arrived(static_cast<std::size_t>(incoming));
+  check(MPI_Alltoallv(outgoing.data(), sendCounts.data(), sendStarts.data(), MPI_FLOAT, arrived.data(),
+                      receiveCounts.data(), receiveStarts.data(), MPI_FLOAT, communicator_),
+        "MPI_Alltoallv");
+
+  // The wanted blocks in their places of a host copy of every block, in one solver's numbering.
+  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), layout, {}, {}};
+  copy.settings.owned = {};
+  copy.snapshot.step = held.step;
+  copy.snapshot.parity = held.parity;
+  const std::int64_t slots = layout.crossLevelSources();
+  for (int n = 0; n < 2; ++n) {
+    copy.snapshot.post[n].assign(static_cast<std::size_t>(perBlock) * layout.blocks.size(), 0.0f);
+    copy.snapshot.pre[n].assign(static_cast<std::size_t>(perBlock * slots), 0.0f);
+  }
+  if (withSolid) copy.solid.assign(static_cast<std::size_t>(points) * layout.blocks.size(), 0);
+  std::vector<std::int64_t> wholeSlot(layout.blocks.size(), -1);
+  for (std::size_t b = 0, slot = 0; b < layout.blocks.size(); ++b)
+    if (layout.crossLevelSource[b]) wholeSlot[b] = static_cast<std::int64_t>(slot++);
+  // Records arrive rank after rank, each rank's in the order of `wanted` (block order).
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const amr::BlockRun theirs = amr::runOf(runStarts_, static_cast<int>(r));
+    for (const std::int32_t block : wanted) {
+      if (!theirs.holds(block)) continue;
+      const std::size_t b = static_cast<std::size_t>(block);
+      const auto take = [&](std::vector<float>& into, std::size_t place) {
+        std::copy_n(arrived.begin() + static_cast<std::ptrdiff_t>(at), perBlock,
+                    into.begin() + static_cast<std::ptrdiff_t>(place * static_cast<std::size_t>(perBlock)));
+        at += static_cast<std::size_t>(perBlock);
+      };
+      for (int n = 0; n < 2; ++n) take(copy.snapshot.post[n], b);
+      if (layout.crossLevelSource[b])
+        for (int n = 0; n < 2; ++n) take(copy.snapshot.pre[n], static_cast<std::size_t>(wholeSlot[b]));
+      if (withSolid) {
+        for (std::int64_t p = 0; p < points; ++p)
+          copy.solid[b * static_cast<std::size_t>(points) + static_cast<std::size_t>(p)] =
+              arrived[at + static_cast<std::size_t>(p)] != 0.0f ? 1 : 0;
+        at += static_cast<std::size_t>(points);
+      }
+    }
+  }
+  return copy;
+}
+
 std::array<double, 3> DistributedAmrLbm::obstacleForce() {
   std::vector<double> mine = local_->obstacleForceByLink();
   // Links are listed in block order and each rank's blocks are a run: rank order is link order.

@@ -60,6 +60,12 @@ public:
   // any number of ranks).
   amr::AmrLbmSnapshot snapshot(int root = kEveryRank);
   amr::AmrLbmHostCopy hostCopy();
+  // Collective, before a regrid to `next` (an octree of the same root blocks): a host copy of this
+  // solver (as hostCopy) in which each rank has only the blocks that its run of `next`'s blocks and
+  // their ghosts adopt (amr::adoptedBlocks; the others' values are zero), sent by the ranks that
+  // step them. A DistributedAmrLbm of `next` on the same ranks and settings takes it as `previous`
+  // and starts where one of the whole host copy would, bit for bit.
+  amr::AmrLbmHostCopy hostCopyFor(const amr::Octree& next);
   // Every rank takes its blocks from a snapshot of every block (AmrLbm::restore; no communication).
   void restore(const amr::AmrLbmSnapshot& whole) { local_->restore(whole); }
 

@@ -136,8 +136,8 @@ void expectSameMoments(parallel::DistributedAmrLbm& distributed, AmrLbm& referen
 
 // What a run over ranks needs beyond steps (checkpoints, regrids): the state gathered from the
 // ranks is one solver's, bit for bit; ranks restored from one solver's snapshot go on as it does;
-// and a regrid over ranks (every block's state gathered, each rank adopting its run of the new
-// octree's blocks) equals one solver's regrid.
+// and a regrid over ranks (each rank adopting its run of the new octree's blocks, from every
+// block's state gathered or from only the blocks it adopts) equals one solver's regrid, both ways.
 TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   const AmrLbmSettings settings = channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Whole, exec::Backend::Cpu);
   const Octree tree = test::threeLevelTree();
@@ -176,12 +176,38 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   EXPECT_EQ(gathered.settings.owned.first, 0);
   EXPECT_EQ(gathered.settings.owned.end, -1);
   const std::vector<std::uint8_t> solid = AmrLbm(finer, settings, test::threeLevelSphere).hostCopy().solid;
+  // What a run's regrid sends instead: each rank only the blocks its part of the finer octree
+  // adopts, from the ranks stepping them.
+  const AmrLbmHostCopy partial = restored.hostCopyFor(finer);
+  EXPECT_EQ(partial.solid.size(), one.solid.size());
   parallel::DistributedAmrLbm adopted(MPI_COMM_WORLD, finer, settings, solid, &gathered);
+  parallel::DistributedAmrLbm migrated(MPI_COMM_WORLD, finer, settings, solid, &partial);
   AmrLbm regridded(finer, settings, solid, one);
   EXPECT_EQ(adopted.step(), 9);
+  EXPECT_EQ(migrated.step(), 9);
   expectSameMoments(adopted, regridded, "adopted");
+  expectSameMoments(migrated, regridded, "adopted from the blocks sent");
   adopted.advance(3);
+  migrated.advance(3);
   regridded.advance(3);
   expectSameMoments(adopted, regridded, "adopted, 3 steps on");
+  expectSameMoments(migrated, regridded, "adopted from the blocks sent, 3 steps on");
   EXPECT_EQ(adopted.obstacleForce(), regridded.obstacleForce());
+  // Of 8 ranks' parts, each adopts a few of the 26 blocks: the others were not sent to it.
+  std::size_t blocksSent = 0;
+  const std::size_t perBlock = one.snapshot.post[0].size() / one.layout.blocks.size();
+  for (std::size_t b = 0; b < one.layout.blocks.size(); ++b)
+    blocksSent += std::any_of(partial.snapshot.post[0].begin() + static_cast<std::ptrdiff_t>(b * perBlock),
+                              partial.snapshot.post[0].begin() + static_cast<std::ptrdiff_t>((b + 1) * perBlock),
+                              [](float f) { return f != 0.0f; });
+  if (migrated.ranks() == 8) EXPECT_LT(blocksSent, one.layout.blocks.size());
+
+  // And back to the coarser octree (fine blocks restricted), from the blocks sent.
+  const AmrLbmHostCopy back = migrated.hostCopyFor(tree);
+  parallel::DistributedAmrLbm coarsened(MPI_COMM_WORLD, tree, settings, one.solid, &back);
+  AmrLbm coarsenedOnOne(tree, settings, one.solid, regridded.hostCopy());
+  expectSameMoments(coarsened, coarsenedOnOne, "coarsened from the blocks sent");
+  coarsened.advance(2);
+  coarsenedOnOne.advance(2);
+  expectSameMoments(coarsened, coarsenedOnOne, "coarsened, 2 steps on");
 }
