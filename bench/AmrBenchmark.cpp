@@ -149,8 +149,9 @@ int runAmrBenchmark(const AmrFlags& flags) {
     // The run's own exchanges (the digest's gathering is not one).
     const parallel::DistributedAmrLbm::Traffic& traffic = solver.traffic();
     const double steps = static_cast<double>(solver.step());
-    std::printf("  rank 0: %.2f MB sent a step in %.1f exchanges, %.3f ms a step in them (host copies and MPI)\n",
-                traffic.bytesSent / steps / 1e6, static_cast<double>(traffic.exchanges) / steps, 1e3 * traffic.seconds / steps);
+    std::printf("  rank 0: %.2f MB sent a step in %.1f exchanges, %.3f ms a step in them (halos: %s)\n",
+                traffic.bytesSent / steps / 1e6, static_cast<double>(traffic.exchanges) / steps, 1e3 * traffic.seconds / steps,
+                solver.haloPath());
 #endif
   }
   if (flags.digest)

@@ -139,13 +139,20 @@ if want amr-ranks && [ "$mpi" = ON ]; then
   amr="build-gpu/bin/octoflow bench amr --backend cuda --lattice D3Q19 --leaves 8 --levels 3"
   for n in 1 2; do mpirun --oversubscribe -np $n $amr --steps 50 --digest; done
   for n in 1 2; do mpirun --oversubscribe -np $n $amr; done
+  # The same 2 ranks with their messages through host memory and MPI instead of CUDA IPC.
+  echo "OCTOFLOW_CUDA_IPC=0:"
+  mpirun --oversubscribe -np 2 -x OCTOFLOW_CUDA_IPC=0 $amr
   # A run of the octree LBM (two regrids of the sphere's wake, forces) on 1 and 2 ranks.
   run="build-gpu/bin/octoflow run data/cases/sphere_wake_regrid_amr.toml --backend cuda --steps 320"
   for n in 1 2; do mpirun --oversubscribe -np $n $run --output "$logs/amr_run_$n" 2>&1 | grep -E "MPI ranks|done:"; done
   cmp "$logs/amr_run_1/forces.csv" "$logs/amr_run_2/forces.csv" && echo "lbm-amr run: forces.csv the same on 1 and 2 ranks" ||
     echo "lbm-amr run: forces.csv DIFFER on 1 and 2 ranks"
+  mpirun --oversubscribe -np 2 -x OCTOFLOW_CUDA_IPC=0 $run --output "$logs/amr_run_2_staged" 2>&1 | grep -E "MPI ranks|done:"
+  cmp "$logs/amr_run_1/forces.csv" "$logs/amr_run_2_staged/forces.csv" &&
+    echo "lbm-amr run: forces.csv the same on 1 rank and 2 ranks through host memory" ||
+    echo "lbm-amr run: forces.csv DIFFER on 1 rank and 2 ranks through host memory"
 } > "$logs/amr_ranks.txt" 2>&1
-grep -E "digest|ms a step|balance|sent|PASSED|FAILED|lbm-amr run|done:" "$logs/amr_ranks.txt"
+grep -E "digest|ms a step|balance|sent|PASSED|FAILED|lbm-amr run|done:|IPC" "$logs/amr_ranks.txt"
 fi
 # Scaling over the GPUs of one host: scripts/scaling_check.sh (bits first, then the figures).
 if want scaling && [ "$mpi" = ON ]; then

@@ -59,6 +59,9 @@ public:
     std::string text = case_.describe();
     if (ranks() > 1)
       text += "; " + std::to_string(ranks()) + " MPI ranks, each stepping a run of blocks in Morton order cut by work";
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) text += std::string(", halos: ") + distributed_->haloPath();
+#endif
     return text;
   }
   exec::Backend backend() const override { return local().settings().backend; }

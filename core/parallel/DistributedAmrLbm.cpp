@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <exception>
 #include <string>
 #include <type_traits>
 
@@ -34,7 +35,7 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
   communicator_ = duplicate_.handle;
   MPI_Comm_rank(communicator_, &rank_);
   MPI_Comm_size(communicator_, &ranks_);
-  takeDeviceOrCores(communicator_, settings.backend);
+  const HostPlace host = takeDeviceOrCores(communicator_, settings.backend);
   const amr::BlockLayout layout = amr::leafBlocks(octree, settings.leafCells);
   runStarts_ = amr::balancedRuns(layout, ranks_);  // the same on every rank (or the same error)
   amr::AmrLbmSettings mine = settings;
@@ -63,6 +64,21 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
     throw Error("octree LBM over MPI ranks: a message between two ranks holds over 2^31 values; use more ranks");
   const exec::MemorySpace working = exec::workingSpace(settings.backend), staging = exec::stagingSpace(settings.backend);
   for (auto* buffers : {&sendWorking_, &receiveWorking_, &sendStaging_, &receiveStaging_}) buffers->resize(ranks);
+  if (settings.backend == exec::Backend::Cuda) {
+    // Channel p: this rank's messages to rank p and rank p's to this one (none with itself).
+    std::vector<PeerChannel> channels(ranks);
+    for (std::size_t peer = 0; peer < ranks; ++peer)
+      if (static_cast<int>(peer) != rank_)
+        channels[peer] = PeerChannel{largest[0][peer] ? static_cast<int>(peer) : MPI_PROC_NULL,
+                                     largest[1][peer] ? static_cast<int>(peer) : MPI_PROC_NULL, 0,
+                                     largest[1][peer] * sizeof(float)};
+    peers_.connect(communicator_, channels, host.hostOfRank, rank_);
+    peerParity_.assign(ranks, 0);
+  }
+  if (peers_.connected()) {  // messages are packed into the peers' inboxes and unpacked from this rank's
+    local_->onLevelStepped([this](int level) { exchange(level); });
+    return;
+  }
   staged_ = working != staging;
   for (std::size_t peer = 0; peer < ranks; ++peer) {
     sendWorking_[peer] = exec::Buffer<float>(working, largest[0][peer]);
@@ -74,7 +90,17 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
   local_->onLevelStepped([this](int level) { exchange(level); });
 }
 
-DistributedAmrLbm::~DistributedAmrLbm() = default;
+DistributedAmrLbm::~DistributedAmrLbm() {
+  peers_.closeMappings();
+  // A peer frees the inbox this rank had open only once every rank has closed its mappings (not
+  // when unwinding from an error: the caller aborts every rank then).
+  if (peers_.connected() && std::uncaught_exceptions() == 0) MPI_Barrier(communicator_);
+}
+
+const char* DistributedAmrLbm::haloPath() const {
+  if (local_->settings().backend != exec::Backend::Cuda) return "host";
+  return peers_.connected() ? "CUDA IPC" : "pinned staging";
+}
 
 DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::BlockBox>& boxes) const {
   const int B = local_->layout().blockNodes;
@@ -124,6 +150,12 @@ void DistributedAmrLbm::exchange(int level) {
   for (std::size_t peer = 0; peer < send.size(); ++peer) any = any || send[peer].values() || receive[peer].values();
   if (!any) return;
   const auto started = std::chrono::steady_clock::now();
+  if (peers_.connected()) {
+    exchangeOverCudaIpc(send, receive, level);
+    ++traffic_.exchanges;
+    traffic_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return;
+  }
   std::vector<MPI_Request> requests;
   for (int peer = 0; peer < ranks_; ++peer) {
     const std::size_t p = static_cast<std::size_t>(peer), values = receive[p].values();
@@ -155,6 +187,39 @@ void DistributedAmrLbm::exchange(int level) {
   }
   ++traffic_.exchanges;
   traffic_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+void DistributedAmrLbm::exchangeOverCudaIpc(const std::vector<Message>& send, const std::vector<Message>& receive,
+                                            int level) {
+  // Packed into the peer's inbox half of this exchange on the legacy default stream: it waits for
+  // the sub-step's kernels, which run on it or on blocking streams (amr/AmrLbmCuda.cu; a
+  // non-blocking one would need an event here), and the next sub-step's kernels wait for the
+  // unpacking below. That half was last read two exchanges with the peer ago, and the peer
+  // synchronised its stream (so had unpacked it) before its empty message of the last one.
+  for (int peer = 0; peer < ranks_; ++peer) {
+    const std::size_t p = static_cast<std::size_t>(peer);
+    if (send[p].values() == 0) continue;
+    copyMessage(send[p], level, reinterpret_cast<float*>(peers_.outbox(peer, peerParity_[p])), true);
+    traffic_.bytesSent += static_cast<double>(send[p].values() * sizeof(float));
+  }
+  exec::synchronizeStream(nullptr);  // the copies have landed, and this rank's last unpacking is done
+  std::vector<MPI_Request> requests;
+  for (int peer = 0; peer < ranks_; ++peer) {
+    const std::size_t p = static_cast<std::size_t>(peer);
+    if (send[p].values() == 0 && receive[p].values() == 0) continue;
+    requests.emplace_back();
+    check(MPI_Irecv(nullptr, 0, MPI_FLOAT, peer, level, communicator_, &requests.back()), "MPI_Irecv");
+    requests.emplace_back();
+    check(MPI_Isend(nullptr, 0, MPI_FLOAT, peer, level, communicator_, &requests.back()), "MPI_Isend");
+  }
+  check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  for (int peer = 0; peer < ranks_; ++peer) {
+    const std::size_t p = static_cast<std::size_t>(peer);
+    if (send[p].values() == 0 && receive[p].values() == 0) continue;
+    if (receive[p].values())
+      copyMessage(receive[p], level, reinterpret_cast<float*>(peers_.inbox(peer, peerParity_[p])), false);
+    peerParity_[p] = 1 - peerParity_[p];
+  }
 }
 
 template <class T>

@@ -5,7 +5,8 @@
 // (AmrLbm::advance), and after each sub-step of a level a rank sends the points of the level's
 // blocks that other ranks' blocks can read (amr::pointsRead: a layer or two at each cut; the new
 // post-collision state to readers of the same level, the new pre-collision one across levels):
-// packed where the solver lives, through host memory. Each point is updated by one rank from the
+// packed where the solver lives, straight into the reader's GPU memory between the GPUs of a host
+// (CUDA IPC, parallel/PeerInboxes.hpp), else through host memory and MPI. Each point is updated by one rank from the
 // same inputs in the same order as on one rank: results are bit-identical whatever the number of
 // ranks. A rank holds the state of its own blocks and of the blocks their links lead to (ghosts,
 // AmrLbm::heldLayout), nothing of the others.
@@ -21,6 +22,7 @@
 #include "amr/AmrLbm.hpp"
 #include "amr/BlockShare.hpp"
 #include "exec/Memory.hpp"
+#include "parallel/PeerInboxes.hpp"
 
 namespace octoflow::parallel {
 
@@ -80,6 +82,9 @@ public:
     double bytesSent = 0.0, seconds = 0.0;
   };
   const Traffic& traffic() const { return traffic_; }
+  // How the messages travel: "host" (CPU ranks), "CUDA IPC" or "pinned staging" (through host
+  // memory and MPI).
+  const char* haloPath() const;
 
 private:
   DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
@@ -99,6 +104,9 @@ private:
   Message messageOf(const std::vector<amr::BlockBox>& boxes) const;
   // Packs (or unpacks) a message between the solver's current state of `level` and `working`.
   void copyMessage(const Message& message, int level, float* working, bool pack);
+  // The exchange when the ranks' GPUs reach each other's memory: packed into the peers' inboxes, an
+  // empty MPI message to every peer of the level says the copies have landed, unpacked from here.
+  void exchangeOverCudaIpc(const std::vector<Message>& send, const std::vector<Message>& receive, int level);
 
   // A duplicate of the run's communicator, freed with the solver (also when its constructor throws).
   struct Communicator {
@@ -120,6 +128,8 @@ private:
   // A rank's messages packed where the solver lives, and their host copies on CUDA, at the largest.
   std::vector<exec::Buffer<float>> sendWorking_, receiveWorking_, sendStaging_, receiveStaging_;
   bool staged_ = false;  // messages go through host copies (the solver on CUDA)
+  PeerInboxes peers_;     // CUDA IPC between the GPUs of a host: a channel a peer rank (index: its rank)
+  std::vector<int> peerParity_;  // [rank]: the half of the inboxes the next exchange with it uses
   Traffic traffic_;
 };
 

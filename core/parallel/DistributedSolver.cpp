@@ -72,7 +72,8 @@ DistributedSolver::DistributedSolver(MPI_Comm communicator, const lbm::UniformSo
   for (int side = 0; side < 2; ++side) sendWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
   // Over CUDA IPC messages go straight into the neighbours' inboxes (two halves: even and odd steps).
   if (backend_ == exec::Backend::Cuda)
-    peers_.connect(communicator_, neighbour_, piece_.dims, host.hostOfRank, rank_, messageCapacity_);
+    peers_.connect(communicator_, PeerInboxes::faceChannels(neighbour_, piece_.dims, messageCapacity_), host.hostOfRank,
+                   rank_);
   peersConnected_ = peers_.connected();
   if (!peersConnected_)  // over CUDA IPC messages arrive in the peer inboxes
     for (int side = 0; side < 2; ++side) receiveWorking_[side] = exec::Buffer<unsigned char>(working, messageCapacity_);
@@ -181,7 +182,7 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     local_->packHalo(out[side].populations, packed);
     if (out[side].velocityBytes) local_->copyLesVelocityHalo(out[side].velocity, packed + out[side].populationBytes, true);
     if (peersConnected_)
-      local_->copyOnHaloQueue(peers_.outbox(axis, side, parity_), packed, sendBytes[side]);
+      local_->copyOnHaloQueue(peers_.outbox(2 * axis + side, parity_), packed, sendBytes[side]);
     else if (staged)
       local_->copyOnHaloQueue(sendStaging_[side].data(), packed, sendBytes[side]);
   }
@@ -213,7 +214,7 @@ void DistributedSolver::exchangeAxis(int axis, bool pull) {
     if (receiveBytes[side] == 0) continue;
     unsigned char* arrived = receiveWorking_[side].data();
     if (peersConnected_)
-      arrived = peers_.inbox(axis, side, parity_);
+      arrived = peers_.inbox(2 * axis + side, parity_);
     else if (staged)
       local_->copyOnHaloQueue(arrived, receiveStaging_[side].data(), receiveBytes[side]);
     local_->unpackHalo(in[side].populations, arrived);

@@ -37,7 +37,8 @@ GridDistribution::GridDistribution(MPI_Comm communicator, const Extent& whole, c
   const Index largest = std::max({local.ny * local.nz, local.nx * local.nz, local.nx * local.ny});
   const auto capacity = static_cast<std::size_t>(fieldsPerExchange_ * largest);
   if (ranks_ == 1) return;
-  if (cuda) peers_.connect(communicator_, neighbour_, piece_.dims, host.hostOfRank, rank_, capacity * sizeof(float));
+  if (cuda) peers_.connect(communicator_, PeerInboxes::faceChannels(neighbour_, piece_.dims, capacity * sizeof(float)),
+                            host.hostOfRank, rank_);
   if (peers_.connected()) return;  // the layers are packed into the neighbours' inboxes
   sendWorking_ = exec::Buffer<float>(exec::workingSpace(backend_), capacity);
   receiveWorking_ = exec::Buffer<float>(exec::workingSpace(backend_), capacity);
@@ -164,7 +165,7 @@ void GridDistribution::exchangeBetweenPeers(const std::vector<float*>& fields, v
     for (int side : {1, 0}) {
       if (neighbour_[axis][side] == MPI_PROC_NULL) continue;
       const NodeBox send = sendLayer(axis, side);
-      auto* outbox = reinterpret_cast<float*>(peers_.outbox(axis, side, parity_));
+      auto* outbox = reinterpret_cast<float*>(peers_.outbox(2 * axis + side, parity_));
       for (std::size_t f = 0; f < fields.size(); ++f)
         copyLayer(fields[f], outbox + f * send.cellCount(), send, true, stream);
     }
@@ -177,7 +178,7 @@ void GridDistribution::exchangeBetweenPeers(const std::vector<float*>& fields, v
       const bool receives = side == 1 ? piece_.ghostLow[axis] : piece_.ghostHigh[axis];
       if (!receives || neighbour_[axis][1 - side] == MPI_PROC_NULL) continue;
       const NodeBox receive = receiveLayer(axis, side);
-      auto* inbox = reinterpret_cast<float*>(peers_.inbox(axis, side, parity_));
+      auto* inbox = reinterpret_cast<float*>(peers_.inbox(2 * axis + side, parity_));
       for (std::size_t f = 0; f < fields.size(); ++f)
         copyLayer(fields[f], inbox + f * receive.cellCount(), receive, false, stream);
     }

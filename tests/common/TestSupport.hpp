@@ -10,6 +10,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/Backend.hpp"
@@ -21,6 +22,27 @@ inline void PrintTo(LatticeKind kind, std::ostream* out) { *out << latticeName(k
 }  // namespace octoflow::lbm
 
 namespace octoflow::testing {
+
+// An environment variable set for a scope; what it was comes back after.
+class ScopedEnvironment {
+public:
+  ScopedEnvironment(std::string name, const std::string& value) : name_(std::move(name)) {
+    if (const char* previous = std::getenv(name_.c_str())) previous_ = previous, hadValue_ = true;
+    setenv(name_.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnvironment() {
+    if (hadValue_)
+      setenv(name_.c_str(), previous_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+private:
+  std::string name_, previous_;
+  bool hadValue_ = false;
+};
 
 // True when a CUDA device is usable. Without one a GPU test skips with the reason, unless
 // OCTOFLOW_REQUIRE_GPU=1 says this machine must have one: then it fails, so that nothing

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "AmrTestSupport.hpp"
@@ -33,7 +34,8 @@ std::size_t firstDifference(const std::vector<float>& a, const std::vector<float
   return n;
 }
 
-void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
+// `haloPath`: how the messages must travel over several ranks (DistributedAmrLbm::haloPath).
+void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps, const char* haloPath = "host") {
   // 26 blocks on 3 levels: the runs of 2 to 8 ranks cut across every level's blocks.
   const Octree tree = test::threeLevelTree();
   parallel::DistributedAmrLbm distributed(MPI_COMM_WORLD, tree, settings, test::threeLevelSphere);
@@ -46,6 +48,10 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps) {
   const BlockRun own = runOf(distributed.runStarts(), distributed.rank());
   EXPECT_LT(own.first, own.end);
   if (distributed.ranks() > 1) {
+    // Ranks of one host with one GPU always reach each other's memory; GPUs without a peer path
+    // send through host memory.
+    if (std::string(haloPath) != "CUDA IPC" || exec::cudaDevices().size() == 1)
+      EXPECT_STREQ(distributed.haloPath(), haloPath);
     EXPECT_GT(distributed.traffic().exchanges, 0);
     EXPECT_GT(distributed.traffic().bytesSent, 0.0);
   }
@@ -108,12 +114,18 @@ TEST(DistributedAmr, NaiveKernelIsBitIdenticalToOneRank) {
                       7);
 }
 
+// Ranks of one host (and one GPU, shared, in this test) copy their messages into each other's GPU
+// memory (CUDA IPC); with OCTOFLOW_CUDA_IPC=0 through host memory and MPI. Both: one solver's bits.
 TEST(DistributedAmr, CudaRanksAreBitIdenticalToOneCudaSolver) {
   OCTO_SKIP_WITHOUT_GPU();
-  expectSameAsOneRank(channel(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Bgk, AmrKernel::Whole, exec::Backend::Cuda),
-                      40);
-  expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt, AmrKernel::Sorted, exec::Backend::Cuda),
-                      40);
+  for (const char* path : {"CUDA IPC", "pinned staging"}) {
+    SCOPED_TRACE(path);
+    octoflow::testing::ScopedEnvironment ipc("OCTOFLOW_CUDA_IPC", std::string(path) == "CUDA IPC" ? "1" : "0");
+    expectSameAsOneRank(channel(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Bgk, AmrKernel::Whole, exec::Backend::Cuda),
+                        40, path);
+    expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt, AmrKernel::Sorted, exec::Backend::Cuda),
+                        40, path);
+  }
 }
 
 namespace {
