@@ -118,7 +118,6 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   }
   config.blocking = options.blocking;
   config.fp16NodePairs = options.nodesPerThread == 2;
-  config.fp16StagedPairs = options.stagedPairs;
   if (ranks > 1 && options.blocking.enabled())
     throw InputError("--shared-steps", "", "temporal blocking runs on one process: run without mpirun, or with -np 1");
   if (const lbm::BlockingProblem problem = lbm::blockingProblem(config))
@@ -138,8 +137,6 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   result.walls = options.walls;
   result.blocking = blockingLabel(options.blocking, dimensions);
   result.fp16NodePairs = config.fp16NodePairs;
-  // Staged pairs exist for D3Q27 only (lbm/BulkPairStep.hpp): D3Q19 pairs run in registers.
-  result.fp16StagedPairs = config.fp16NodePairs && config.fp16StagedPairs && options.lattice == lbm::LatticeKind::D3Q27;
   result.backend = exec::backendName(options.backend);
   result.device = "CPU (OpenMP)";
   result.nx = config.extent.nx;
@@ -207,14 +204,13 @@ std::string formatText(const LbmBenchmarkResult& r) {
                   1e6 * r.haloSecondsPerStep, 1e6 * r.haloWaitSecondsPerStep, 1e6 * r.haloMpiSecondsPerStep);
   // FP16 pairs are the default form: the label says so only where they were turned off.
   const bool oneNodeAThread = r.storage == "fp16" && !r.fp16NodePairs;
-  const bool staged = r.storage == "fp16" && r.fp16StagedPairs;
   char text[1100];
   std::snprintf(text, sizeof text,
                 "octoflow bench lbm: %s %s %s les=%s%s%s, %s%s, on %s [%s] x %d rank(s)%s, %lldx%lldx%lld nodes, %lld steps in %.3f s\n"
                 "  %.1f MLUPS, %.0f B/update -> %.1f GB/s effective\n"
                 "  copy bandwidth (same process, all ranks) %.1f GB/s -> %.1f %% of the single-step copy roofline\n%s",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? " forced" : "",
-                r.walls ? " walls" : "", r.blocking.c_str(), oneNodeAThread ? ", one node a thread" : (staged ? ", staged pairs" : ""), r.device.c_str(),
+                r.walls ? " walls" : "", r.blocking.c_str(), oneNodeAThread ? ", one node a thread" : "", r.device.c_str(),
                 r.backend.c_str(), r.ranks, scaling.c_str(), r.nx, r.ny, r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.ranks * r.copyBytesPerSecond / 1e9,
                 100.0 * r.fractionOfCopy, haloTimes);
@@ -228,14 +224,14 @@ std::string formatJson(const LbmBenchmarkResult& r) {
   char text[1300];
   std::snprintf(text, sizeof text,
                 "{\"benchmark\": \"lbm\", \"lattice\": \"%s\", \"collision\": \"%s\", \"storage\": \"%s\", \"les\": \"%s\", "
-                "\"forced\": %s, \"walls\": %s, \"blocking\": \"%s\", \"fp16_node_pairs\": %s, \"fp16_staged_pairs\": %s, \"backend\": \"%s\", \"device\": \"%s\", "
+                "\"forced\": %s, \"walls\": %s, \"blocking\": \"%s\", \"fp16_node_pairs\": %s, \"backend\": \"%s\", \"device\": \"%s\", "
                 "\"size\": [%lld, %lld, %lld], \"steps\": %lld, \"seconds\": %.6f, \"mlups\": %.3f, "
                 "\"bytes_per_update\": %.0f, \"effective_gb_per_s\": %.3f, \"copy_gb_per_s\": %.3f, "
                 "\"fraction_of_copy\": %.4f, \"ranks\": %d, \"weak\": %s, \"halos\": \"%s\", "
                 "\"halo_us_per_step\": %.1f, \"halo_wait_us_per_step\": %.1f, \"halo_mpi_us_per_step\": %.1f, "
                 "\"digest\": \"%s\"}\n",
                 r.lattice.c_str(), r.collision.c_str(), r.storage.c_str(), r.les.c_str(), r.forced ? "true" : "false",
-                r.walls ? "true" : "false", r.blocking.c_str(), r.fp16NodePairs ? "true" : "false", r.fp16StagedPairs ? "true" : "false", r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
+                r.walls ? "true" : "false", r.blocking.c_str(), r.fp16NodePairs ? "true" : "false", r.backend.c_str(), r.device.c_str(), r.nx, r.ny,
                 r.nz, r.steps, r.seconds, r.mlups,
                 r.bytesPerUpdate, r.effectiveBytesPerSecond / 1e9, r.copyBytesPerSecond / 1e9, r.fractionOfCopy, r.ranks,
                 r.weak ? "true" : "false", r.ranks > 1 ? r.halo.c_str() : "none", 1e6 * r.haloSecondsPerStep,
@@ -378,7 +374,6 @@ struct LbmBenchmarkFlags {
   bool json = false, weak = false, matrix = false, timeline = false, forced = false, digest = false;
   bool walls = false, sweep = false;
   int sharedSteps = 0, registerSteps = 0, nodesPerThread = 2;
-  bool stagedPairs = false;
   bool warpShuffle = false;
   std::string block;  // "32x8" or "8x8x4"
 };
@@ -430,7 +425,6 @@ int runLbmBenchmarkCommand(const LbmBenchmarkFlags& flags) {
   if (flags.nodesPerThread != 1 && flags.nodesPerThread != 2)
     throw InputError("--nodes-per-thread", "", "expected 1 or 2, got " + std::to_string(flags.nodesPerThread));
   options.nodesPerThread = flags.nodesPerThread;
-  options.stagedPairs = flags.stagedPairs;
   const int dimensions = lbm::latticeDimensions(options.lattice);
   options.blocking.sharedSteps = flags.sharedSteps;
   options.blocking.registerSteps = flags.registerSteps;
@@ -495,8 +489,6 @@ std::function<int()> defineLbmBenchmark(CLI::App& command) {
                    "Print a fingerprint of the final populations (with --steps: the same on any number of ranks and GPUs)");
   command.add_option("--nodes-per-thread", flags->nodesPerThread,
                      "FP16 bulk steps: 2 (default) updates node pairs where they were measured to pay, 1 one node a thread");
-  command.add_flag("--staged-pairs", flags->stagedPairs,
-                   "FP16 D3Q27: even steps in node pairs staged in shared memory too (not yet the default: docs/PERFORMANCE.md)");
   command.add_flag("--walls", flags->walls, "Resting walls on the y faces (with --forced: a Poiseuille channel)");
   command.add_option("--shared-steps", flags->sharedSteps,
                      "Temporal blocking: steps a launch advances in shared memory (ts; 0: the single-step kernel)");

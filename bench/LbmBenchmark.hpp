@@ -30,7 +30,6 @@ struct LbmBenchmarkOptions {
   bool walls = false;  // resting walls on the y faces (with `forced`: the seed's Poiseuille channel)
   lbm::TemporalBlocking blocking;  // [lbm.blocking]; sharedSteps 0: the single-step kernel
   int nodesPerThread = 2;  // 1: FP16 bulk steps one node a thread everywhere (UniformSolverConfig::fp16NodePairs)
-  bool stagedPairs = false;  // UniformSolverConfig::fp16StagedPairs
 };
 
 struct LbmBenchmarkResult {
@@ -42,7 +41,6 @@ struct LbmBenchmarkResult {
   bool walls = false;
   std::string blocking;  // "single-step" or s{ts}r{tr}tb[+ws] and the block
   bool fp16NodePairs = true;  // UniformSolverConfig::fp16NodePairs (off: --nodes-per-thread 1)
-  bool fp16StagedPairs = false;  // UniformSolverConfig::fp16StagedPairs (--staged-pairs)
   std::string backend;
   std::string device;
   long long nx = 0, ny = 0, nz = 0;

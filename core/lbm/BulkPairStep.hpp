@@ -21,10 +21,11 @@
 // thread reads the column), A's results go back into the low halves while B's arrivals wait in
 // the high halves, and a pair needs one node's registers.
 //
-// Measured on an H200 (docs/PERFORMANCE.md): pairs in registers pay on even steps of D3Q19 and on
-// both steps of D3Q19 MRT, where the odd step's half-word accesses cost less than the collision
-// they run beside; staged pairs on even steps of D3Q27, which pairs in registers spill; on odd
-// steps of D3Q19 BGK and of D3Q27 and in the forced form they lose (UniformEngine.hpp, pairsPay).
+// Measured on an H200 and an H100 (docs/PERFORMANCE.md): pairs in registers pay on even steps of
+// D3Q19 BGK and on both steps of D3Q19 MRT, where the odd step's half-word accesses cost less than
+// the collision they run beside; staged pairs on even steps of D3Q27 BGK, which pairs in registers
+// spill; on odd steps of D3Q19 BGK and of D3Q27, with TRT, D3Q27 MRT and in the forced form they
+// lose (UniformEngine.hpp, pairsPay).
 #include <cstdint>
 #include <cstring>
 

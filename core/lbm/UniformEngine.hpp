@@ -22,7 +22,6 @@ public:
       : grid_{config.extent, config.faces, config.acceleration, lists.kind, placementOf(config)},
         initialVelocity_(config.initialVelocity),
         nodePairs_(config.fp16NodePairs),
-        stagedPairs_(config.fp16StagedPairs),
         collision_(collision),
         lists_(lists) {}
 
@@ -125,18 +124,20 @@ private:
     return blocks + (lean && moreInFlight ? 1 : 0) + (lean && fp16Q27 && !kTrt ? 1 : 0);
   }
   // Where FP16 bulk steps update two nodes a thread (lbm/BulkPairStep.hpp), as measured on an
-  // H200 (docs/PERFORMANCE.md): the lean D3Q19 form's even steps, and its odd steps too with MRT
-  // (three resident blocks, 85 registers a thread), and the lean D3Q27 form's even steps with the
-  // words staged in shared memory (four resident blocks: 4 x 27 KiB; with fp16StagedPairs only,
-  // for now). The forced form needs 128
-  // registers not to spill, and lost 4 % with them.
+  // H200 and an H100 (docs/PERFORMANCE.md, "The staged pairs on an H200"): the lean D3Q19 form's
+  // even steps, and its odd steps too with MRT (three resident blocks, 85 registers a thread), and
+  // the lean D3Q27 BGK form's even steps with the words staged in shared memory (four resident
+  // blocks: 4 x 27 KiB; +4.1 % on an H200, +1.4 % on an H100). Not TRT (pairs 2.8-3.9 % slower
+  // on D3Q19, staged 31 % slower on D3Q27: its collision spills at the pairs' registers), not
+  // D3Q27 MRT (staged 7-14 % slower), not the forced form (it needs 128 registers not to spill,
+  // and lost 4 % with them).
   static constexpr bool pairsPay(bool odd, bool forced, bool csm) {
     const bool lean = S::kind == StorageKind::Fp16 && !forced && !csm;
-    return lean && ((L::Q == 19 && (!odd || kMrt)) || (L::Q == 27 && !odd));
+    return lean && !kTrt && ((L::Q == 19 && (!odd || kMrt)) || (L::Q == 27 && !odd && !kMrt));
   }
   // MRT's D3Q19 pairs hold the waiting node's values two a register: they spilled at 80 registers
   // without; BGK's do not spill and lose to the byte permutes. D3Q27's pairs in registers spilled
-  // and ran 23 % slower than one node a thread; staged, 10 % faster (H200, in a harness).
+  // and ran 23 % slower than one node a thread; staged, 4 % faster.
   static constexpr PairHolding kPairHolding =
       L::Q == 27 ? PairHolding::Staged : (kMrt ? PairHolding::Packed : PairHolding::Registers);
   static constexpr int kPairBlocksPerSm = kPairHolding == PairHolding::Staged ? 4 : 3;
@@ -150,8 +151,7 @@ private:
   void bulkStep(const NodeBox& box, Value* values, const VelocityTap& tap, const LesVelocityValue* velocityIn,
                 LesVelocityValue* velocityOut) {
     if constexpr (pairsPay(Odd, Forced, Csm)) {
-      const bool chosen = kPairHolding != PairHolding::Staged || stagedPairs_;
-      if (nodePairs_ && chosen && pairsFit(grid_.extent, box)) {
+      if (nodePairs_ && pairsFit(grid_.extent, box)) {
         queues_.compute.template parallelFor3<kPairBlocksPerSm>(
             pairBoxOf(box), BulkPairStep<L, Collision, Odd, kPairHolding>{
                                 grid_, collision_, {values, nodeCount()}, tap, box.lo[0] + box.size.nx});
@@ -170,7 +170,6 @@ private:
   GridView grid_;
   Vector3 initialVelocity_;  // where initialize() is given no velocity field
   bool nodePairs_;  // UniformSolverConfig::fp16NodePairs
-  bool stagedPairs_;  // UniformSolverConfig::fp16StagedPairs
   Collision collision_;
   NodeLists lists_;
   Queues queues_;

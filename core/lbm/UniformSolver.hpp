@@ -49,10 +49,6 @@ struct UniformSolverConfig {
   // FP16 bulk steps on CUDA update two nodes a thread where the grid's rows allow it
   // (lbm/BulkPairStep.hpp); false: one node a thread (`bench lbm --nodes-per-thread 1`).
   bool fp16NodePairs = true;
-  // With fp16NodePairs: D3Q27's even steps in pairs staged in shared memory too. Off until the
-  // program's kernel has run on a GPU (measured 10 % faster in a harness on an H200, bit for bit
-  // as one node a thread on the CPU: docs/PERFORMANCE.md); `bench lbm --staged-pairs`.
-  bool fp16StagedPairs = false;
 };
 
 // Where the grid of `config` sits: its own placement, or (not a piece) the whole grid itself.
