@@ -27,16 +27,6 @@ void pointPosition(const BlockPlacement& block, int i, int j, int k, double (&ou
     out[axis] = std::ldexp(static_cast<double>(block.origin[axis] + local[axis]), -block.level);
 }
 
-// The pre-collision slot of each block of `layout` (AmrLbmLevels::sourceSlot): numbered in block
-// order over the blocks other levels read, -1 for the others.
-std::vector<std::int32_t> sourceSlots(const BlockLayout& layout) {
-  std::vector<std::int32_t> slots(layout.blocks.size(), -1);
-  std::int32_t next = 0;
-  for (std::size_t b = 0; b < layout.blocks.size(); ++b)
-    if (layout.crossLevelSource[b]) slots[b] = next++;
-  return slots;
-}
-
 // visit(block, point, position in level-0 node coordinates) for every point of every block.
 template <class Visit>
 void forEachPoint(const BlockLayout& layout, Visit&& visit) {
@@ -52,6 +42,14 @@ void forEachPoint(const BlockLayout& layout, Visit&& visit) {
 }
 
 }  // namespace
+
+std::vector<std::int32_t> sourceSlots(const BlockLayout& layout) {
+  std::vector<std::int32_t> slots(layout.blocks.size(), -1);
+  std::int32_t next = 0;
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b)
+    if (layout.crossLevelSource[b]) slots[b] = next++;
+  return slots;
+}
 
 std::vector<std::uint8_t> AmrLbm::pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid) {
   if (!solid) return {};

@@ -238,6 +238,10 @@ private:
 // The sum of link forces (AmrLbm::obstacleForceByLink) in their order.
 std::array<double, 3> sumOfLinkForces(const std::vector<double>& byLink);
 
+// The pre-collision slot of each block of `layout` (AmrLbmLevels::sourceSlot): numbered in block
+// order over the blocks other levels read (crossLevelSource), -1 for the others.
+std::vector<std::int32_t> sourceSlots(const BlockLayout& layout);
+
 // The blocks of another octree's layout whose state AmrLbm::adopt reads to make the blocks of
 // `held` (a solver's heldLayout on the new octree), in block order: what a rank of a run over MPI
 // ranks needs of the old state at a regrid (parallel::DistributedAmrLbm::hostCopyFor).

@@ -324,9 +324,6 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
     return 2 * perBlock * (layout.crossLevelSource[static_cast<std::size_t>(block)] ? 2 : 1) + (withSolid ? points : 0);
   };
   const amr::BlockRun own = amr::runOf(runStarts_, rank_);
-  // Where each own block's pre-collision state lies in this rank's snapshot (own blocks come first).
-  std::vector<std::int64_t> ownSlot(static_cast<std::size_t>(own.end - own.first), -1);
-  for (std::int32_t b = own.first; b < own.end; ++b) ownSlot[static_cast<std::size_t>(b - own.first)] = local_->sourceSlot(b - own.first);
 
   std::vector<int> sendCounts(ranks, 0), sendStarts(ranks, 0), receiveCounts(ranks, 0), receiveStarts(ranks, 0);
   std::vector<float> outgoing;
@@ -340,7 +337,8 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
         outgoing.insert(outgoing.end(), held.post[n].begin() + static_cast<std::ptrdiff_t>(local * perBlock),
                         held.post[n].begin() + static_cast<std::ptrdiff_t>((local + 1) * perBlock));
       if (layout.crossLevelSource[static_cast<std::size_t>(block)]) {
-        const std::size_t slot = static_cast<std::size_t>(ownSlot[local]);
+        // Own blocks come first in this rank's numbering.
+        const std::size_t slot = static_cast<std::size_t>(local_->sourceSlot(static_cast<int>(local)));
         for (int n = 0; n < 2; ++n)
           outgoing.insert(outgoing.end(), held.pre[n].begin() + static_cast<std::ptrdiff_t>(slot * perBlock),
                           held.pre[n].begin() + static_cast<std::ptrdiff_t>((slot + 1) * perBlock));
@@ -381,9 +379,7 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
     copy.snapshot.pre[n].assign(static_cast<std::size_t>(perBlock * slots), 0.0f);
   }
   if (withSolid) copy.solid.assign(static_cast<std::size_t>(points) * layout.blocks.size(), 0);
-  std::vector<std::int64_t> wholeSlot(layout.blocks.size(), -1);
-  for (std::size_t b = 0, slot = 0; b < layout.blocks.size(); ++b)
-    if (layout.crossLevelSource[b]) wholeSlot[b] = static_cast<std::int64_t>(slot++);
+  const std::vector<std::int32_t> wholeSlots = amr::sourceSlots(layout);
   // Records arrive rank after rank, each rank's in the order of `wanted` (block order).
   std::size_t at = 0;
   for (std::size_t r = 0; r < ranks; ++r) {
@@ -398,7 +394,7 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
       };
       for (int n = 0; n < 2; ++n) take(copy.snapshot.post[n], b);
       if (layout.crossLevelSource[b])
-        for (int n = 0; n < 2; ++n) take(copy.snapshot.pre[n], static_cast<std::size_t>(wholeSlot[b]));
+        for (int n = 0; n < 2; ++n) take(copy.snapshot.pre[n], static_cast<std::size_t>(wholeSlots[b]));
       if (withSolid) {
         for (std::int64_t p = 0; p < points; ++p)
           copy.solid[b * static_cast<std::size_t>(points) + static_cast<std::size_t>(p)] =
