@@ -281,14 +281,7 @@ private:
   // Refines and coarsens the leaves by the case's criterion on the current state, and moves the
   // state to the new octree (AmrLbm::adopt) when it differs.
   void regrid() {
-    const BlockLayout& layout = local().layout();
-    // Arrays of its own: the background writer may still be writing the last output's block fields.
-    std::vector<float> density, velocity;
-    fetchEveryMoment(density, velocity);
-    const bool vector = case_.regrid.field == "velocity";
-    const std::vector<double> indicator =
-        blockIndicator(layout, case_.regrid.criterion, vector ? velocity.data() : density.data(), vector ? 3 : 1,
-                       solidPoints_.empty() ? nullptr : solidPoints_.data());
+    const std::vector<double> indicator = regridIndicator();
     const Octree next = adapted(local().octree(), regridChanges(indicator, case_.regrid), case_.octree.get());
     if (next.leaves() == local().octree().leaves()) return;
 #if OCTOFLOW_HAVE_MPI
@@ -305,6 +298,32 @@ private:
                            std::to_string(grown.blocks.size()) + " leaves, which the solver cannot hold (" + error.what() +
                            "): raise amr.regrid_threshold or lower amr.max_level");
     }
+  }
+
+  // The criterion's value on every block, the same on every rank: each rank's from the moments of
+  // its own blocks (their first in a solver's held blocks), gathered, not every block's moments.
+  std::vector<double> regridIndicator() {
+    const BlockLayout& layout = local().layout();
+    // Arrays of its own: the background writer may still be writing the last output's block fields.
+    std::vector<float> density, velocity;
+    std::size_t first = 0, end = layout.blocks.size();
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) {
+      distributed_->fetchHeldMoments(density, velocity);
+      first = static_cast<std::size_t>(distributed_->runStarts()[static_cast<std::size_t>(rank())]);
+      end = static_cast<std::size_t>(distributed_->runStarts()[static_cast<std::size_t>(rank()) + 1]);
+    } else
+#endif
+      solver_->fetchMoments(density, velocity);
+    const bool vector = case_.regrid.field == "velocity";
+    const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
+    std::vector<double> own =
+        blockIndicator(layout.blockNodes, end - first, case_.regrid.criterion, vector ? velocity.data() : density.data(),
+                       vector ? 3 : 1, solidPoints_.empty() ? nullptr : solidPoints_.data() + first * points);
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) return distributed_->gatherBlockValues(own);
+#endif
+    return own;
   }
 
   // The solver on `octree` (its state from `previous`, or the initial one), and what is made of its

@@ -26,14 +26,14 @@ bool derivative(const float* block, const std::uint8_t* solid, int B, const int 
 
 }  // namespace
 
-std::vector<double> blockIndicator(const BlockLayout& layout, RegridCriterion criterion, const float* values,
+std::vector<double> blockIndicator(int blockNodes, std::size_t blocks, RegridCriterion criterion, const float* values,
                                    int components, const std::uint8_t* solid) {
   if (criterion == RegridCriterion::Vorticity && components != 3)
     throw std::invalid_argument("the vorticity criterion needs a velocity (3 components)");
-  const int B = layout.blockNodes;
-  const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
-  std::vector<double> indicator(layout.blocks.size(), 0.0);
-  for (std::size_t block = 0; block < layout.blocks.size(); ++block) {
+  const int B = blockNodes;
+  const std::size_t points = static_cast<std::size_t>(B) * static_cast<std::size_t>(B) * static_cast<std::size_t>(B);
+  std::vector<double> indicator(blocks, 0.0);
+  for (std::size_t block = 0; block < blocks; ++block) {
     const float* own = values + block * points * static_cast<std::size_t>(components);
     const std::uint8_t* ownSolid = solid ? solid + block * points : nullptr;
     double largest = 0.0;

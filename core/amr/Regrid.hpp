@@ -28,9 +28,11 @@ struct RegridSettings {
   bool enabled() const { return criterion != RegridCriterion::None; }
 };
 
-// The criterion's value on each block: the largest over its points that `solid` (a byte a point,
-// or null) leaves fluid. `values`: `components` floats a point, block after block, x fastest.
-std::vector<double> blockIndicator(const BlockLayout& layout, RegridCriterion criterion, const float* values,
+// The criterion's value on each of `blocks` blocks of `blockNodes`^3 points: the largest over its
+// points that `solid` (a byte a point, or null) leaves fluid. `values`: `components` floats a
+// point, block after block, x fastest. A block's value needs its own points only, so a run of
+// blocks (an MPI rank's) gives its blocks' values.
+std::vector<double> blockIndicator(int blockNodes, std::size_t blocks, RegridCriterion criterion, const float* values,
                                    int components, const std::uint8_t* solid);
 
 // Refine, keep or coarsen each leaf (layout order is leaf order) from its indicator.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -240,8 +241,11 @@ void DistributedAmrLbm::gatherRuns(const T* mine, std::int64_t perBlock, bool sl
   }
   // Each rank's own blocks come first in its arrays and are a run of the block order: rank order is
   // block order.
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::uint8_t>, "floats or bytes");
-  const MPI_Datatype type = std::is_same_v<T, float> ? MPI_FLOAT : MPI_UNSIGNED_CHAR;
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::uint8_t>,
+                "floats, doubles or bytes");
+  const MPI_Datatype type = std::is_same_v<T, float>    ? MPI_FLOAT
+                            : std::is_same_v<T, double> ? MPI_DOUBLE
+                                                        : MPI_UNSIGNED_CHAR;
   const int count = counts[static_cast<std::size_t>(rank_)];
   if (root == kEveryRank) {
     whole.resize(static_cast<std::size_t>(total));
@@ -260,6 +264,15 @@ void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<fl
   const std::int64_t points = local_->layout().pointsPerBlock();
   gatherRuns(heldDensity.data(), points, false, density, root);
   gatherRuns(heldVelocity.data(), 3 * points, false, velocity, root);
+}
+
+std::vector<double> DistributedAmrLbm::gatherBlockValues(const std::vector<double>& mine) {
+  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
+  if (mine.size() != static_cast<std::size_t>(own.end - own.first))
+    throw std::logic_error("DistributedAmrLbm::gatherBlockValues: one value a block of the rank's run");
+  std::vector<double> whole;
+  gatherRuns(mine.data(), 1, false, whole, kEveryRank);
+  return whole;
 }
 
 amr::AmrLbmSnapshot DistributedAmrLbm::snapshot(int root) {

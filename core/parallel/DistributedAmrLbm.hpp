@@ -56,6 +56,11 @@ public:
   // Collective. Density and velocity of every point of every block, on every rank or on `root`
   // only (as AmrLbm::fetchMoments of one solver of the whole octree; other ranks: empty).
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
+  // Not collective. Density and velocity of the blocks this rank holds: its own run first, in block
+  // order, then its ghosts (AmrLbm::heldLayout).
+  void fetchHeldMoments(std::vector<float>& density, std::vector<float>& velocity) {
+    local_->fetchMoments(density, velocity);
+  }
   // Collective. The state of every block on every rank or on `root` only (other ranks: no
   // populations), as one solver of the whole octree numbers it (AmrLbm::snapshot of such a solver:
   // bit for bit the same), and the host copy made of it on every rank (AmrLbm::adopt takes it on
@@ -68,6 +73,9 @@ public:
   // step them. A DistributedAmrLbm of `next` on the same ranks and settings takes it as `previous`
   // and starts where one of the whole host copy would, bit for bit.
   amr::AmrLbmHostCopy hostCopyFor(const amr::Octree& next);
+  // Collective. One value a block on every rank, in block order, from each rank's values of its
+  // own run (`mine`: one a block of the run, in block order).
+  std::vector<double> gatherBlockValues(const std::vector<double>& mine);
   // Every rank takes its blocks from a snapshot of every block (AmrLbm::restore; no communication).
   void restore(const amr::AmrLbmSnapshot& whole) { local_->restore(whole); }
 

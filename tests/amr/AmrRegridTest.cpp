@@ -68,7 +68,7 @@ TEST(AmrRegrid, VorticityRefinesTheLeavesOfAJetAndTheStateMovesWithItsMass) {
     coarse.initialise(jet(24.0, 3.0, 0.05, 0.01));
     std::vector<float> density, velocity;
     coarse.fetchMoments(density, velocity);
-    const std::vector<double> indicator = blockIndicator(coarse.layout(), RegridCriterion::Vorticity, velocity.data(), 3, nullptr);
+    const std::vector<double> indicator = blockIndicator(coarse.layout().blockNodes, coarse.layout().blocks.size(), RegridCriterion::Vorticity, velocity.data(), 3, nullptr);
     ASSERT_EQ(indicator.size(), 4u);
     EXPECT_NEAR(indicator[1], 0.05 * std::sqrt(2.0) / 3.0 * std::exp(-0.5), 1.5e-3);
     EXPECT_LT(indicator[0], 1e-4);
