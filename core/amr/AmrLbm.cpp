@@ -274,13 +274,15 @@ void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, fl
   detail::gatherCpu(gather, count);
 }
 
-void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity) {
-  const std::size_t total = held_.blocks.size() * static_cast<std::size_t>(held_.pointsPerBlock());
+void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity, std::size_t blocks) {
+  const std::size_t points = static_cast<std::size_t>(held_.pointsPerBlock());
+  const std::size_t total = held_.blocks.size() * points;
+  const std::size_t wanted = std::min(blocks, held_.blocks.size()) * points;
   workingMoments();
-  density.resize(total);
-  velocity.resize(3 * total);
-  exec::copyBytes(density.data(), moments_.data(), total * sizeof(float));
-  exec::copyBytes(velocity.data(), moments_.data() + total, 3 * total * sizeof(float));
+  density.resize(wanted);
+  velocity.resize(3 * wanted);
+  exec::copyBytes(density.data(), moments_.data(), wanted * sizeof(float));
+  exec::copyBytes(velocity.data(), moments_.data() + total, 3 * wanted * sizeof(float));
 }
 
 AmrLbmSnapshot AmrLbm::snapshot() const {

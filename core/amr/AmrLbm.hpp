@@ -137,8 +137,10 @@ public:
   void position(int block, int i, int j, int k, double (&out)[3]) const;
 
   // Host copies, per point of every block held (heldLayout() order, x fastest; one solver of the
-  // whole octree: block order): density and velocity (xyz).
-  void fetchMoments(std::vector<float>& density, std::vector<float>& velocity);
+  // whole octree: block order), or of the first `blocks` of them (a run's own blocks, which come
+  // first): density and velocity (xyz).
+  static constexpr std::size_t kEveryHeldBlock = static_cast<std::size_t>(-1);
+  void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, std::size_t blocks = kEveryHeldBlock);
   // The fluid's mass: density times the volume of each point's dual cell in level-0 units
   // (h_L^3 with h_L = 2^-L, halved across each face a point shares with another block; walls lie
   // half a spacing beyond the last points). `density`: every point of every block, layout() order

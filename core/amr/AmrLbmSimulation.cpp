@@ -301,20 +301,19 @@ private:
   }
 
   // The criterion's value on every block, the same on every rank: each rank's from the moments of
-  // its own blocks (their first in a solver's held blocks), gathered, not every block's moments.
+  // its own blocks, gathered, not every block's moments.
   std::vector<double> regridIndicator() {
     const BlockLayout& layout = local().layout();
     // Arrays of its own: the background writer may still be writing the last output's block fields.
     std::vector<float> density, velocity;
-    std::size_t first = 0, end = layout.blocks.size();
 #if OCTOFLOW_HAVE_MPI
-    if (distributed_) {
-      distributed_->fetchHeldMoments(density, velocity);
-      first = static_cast<std::size_t>(distributed_->runStarts()[static_cast<std::size_t>(rank())]);
-      end = static_cast<std::size_t>(distributed_->runStarts()[static_cast<std::size_t>(rank()) + 1]);
-    } else
+    if (distributed_)
+      distributed_->fetchOwnMoments(density, velocity);
+    else
 #endif
       solver_->fetchMoments(density, velocity);
+    const std::size_t first = static_cast<std::size_t>(blocks_.ownFirst);
+    const std::size_t end = blocks_.ownEnd < 0 ? layout.blocks.size() : static_cast<std::size_t>(blocks_.ownEnd);
     const bool vector = case_.regrid.field == "velocity";
     const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
     std::vector<double> own =

@@ -259,11 +259,16 @@ void DistributedAmrLbm::gatherRuns(const T* mine, std::int64_t perBlock, bool sl
 }
 
 void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root) {
-  std::vector<float> heldDensity, heldVelocity;
-  local_->fetchMoments(heldDensity, heldVelocity);
+  std::vector<float> ownDensity, ownVelocity;
+  fetchOwnMoments(ownDensity, ownVelocity);
   const std::int64_t points = local_->layout().pointsPerBlock();
-  gatherRuns(heldDensity.data(), points, false, density, root);
-  gatherRuns(heldVelocity.data(), 3 * points, false, velocity, root);
+  gatherRuns(ownDensity.data(), points, false, density, root);
+  gatherRuns(ownVelocity.data(), 3 * points, false, velocity, root);
+}
+
+void DistributedAmrLbm::fetchOwnMoments(std::vector<float>& density, std::vector<float>& velocity) {
+  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
+  local_->fetchMoments(density, velocity, static_cast<std::size_t>(own.end - own.first));
 }
 
 std::vector<double> DistributedAmrLbm::gatherBlockValues(const std::vector<double>& mine) {

@@ -56,11 +56,9 @@ public:
   // Collective. Density and velocity of every point of every block, on every rank or on `root`
   // only (as AmrLbm::fetchMoments of one solver of the whole octree; other ranks: empty).
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
-  // Not collective. Density and velocity of the blocks this rank holds: its own run first, in block
-  // order, then its ghosts (AmrLbm::heldLayout).
-  void fetchHeldMoments(std::vector<float>& density, std::vector<float>& velocity) {
-    local_->fetchMoments(density, velocity);
-  }
+  // Not collective. Density and velocity of this rank's own run of blocks, in block order (the
+  // first of the blocks it holds, AmrLbm::heldLayout; its ghosts left out).
+  void fetchOwnMoments(std::vector<float>& density, std::vector<float>& velocity);
   // Collective. The state of every block on every rank or on `root` only (other ranks: no
   // populations), as one solver of the whole octree numbers it (AmrLbm::snapshot of such a solver:
   // bit for bit the same), and the host copy made of it on every rank (AmrLbm::adopt takes it on
