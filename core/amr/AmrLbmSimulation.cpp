@@ -393,7 +393,9 @@ private:
     const exec::MemorySpace space = exec::workingSpace(backend());
     viewSource_ = exec::Buffer<std::int64_t>(space, nodes);
     viewSource_.copyFrom(source.data(), nodes);
-    hostViewSource_ = source;
+#if OCTOFLOW_HAVE_MPI
+    if (distributed_) distributed_->setPickedPoints(source);
+#endif
     viewDensity_ = exec::Buffer<float>(space, nodes);
     viewVelocity_ = exec::Buffer<float>(space, 3 * nodes);
     // The obstacles mark the same level-0 nodes on every octree: made once.
@@ -438,15 +440,14 @@ private:
   }
 
   // Collective: density and velocity of every point of every block (host, block order), on every
-  // rank or on `root` only (kEveryRank; elsewhere empty).
-  static constexpr int kEveryRank = -1;
-  void fetchEveryMoment(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank) {
+  // rank.
+  void fetchEveryMoment(std::vector<float>& density, std::vector<float>& velocity) {
 #if OCTOFLOW_HAVE_MPI
-    if (distributed_) return distributed_->fetchMoments(density, velocity, root);
+    if (distributed_) return distributed_->fetchMoments(density, velocity);
 #endif
-    (void)root;
     solver_->fetchMoments(density, velocity);
   }
+  static constexpr int kEveryRank = -1;  // gatherLevelZeroOverRanks to every rank
   // Collective: every block's state on rank 0 (elsewhere no populations).
   AmrLbmSnapshot snapshotOnRankZero() {
 #if OCTOFLOW_HAVE_MPI
@@ -462,18 +463,13 @@ private:
   }
 
   // Over ranks (collective): level 0 on the host of every rank (or of `root` alone: elsewhere the
-  // arrays are left as they are), from every block's moments.
+  // arrays are left as they are), each rank sending its own blocks' values of it.
   void gatherLevelZeroOverRanks(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank) {
-    fetchEveryMoment(gatheredDensity_, gatheredVelocity_, root);
-    if (root != kEveryRank && rank() != root) return;
-    const std::size_t nodes = hostViewSource_.size();
-    density.resize(nodes);
-    velocity.resize(3 * nodes);
-    for (std::size_t n = 0; n < nodes; ++n) {
-      const std::size_t point = static_cast<std::size_t>(hostViewSource_[n]);
-      density[n] = gatheredDensity_[point];
-      for (int c = 0; c < 3; ++c) velocity[3 * n + static_cast<std::size_t>(c)] = gatheredVelocity_[3 * point + static_cast<std::size_t>(c)];
-    }
+#if OCTOFLOW_HAVE_MPI
+    distributed_->gatherPickedPoints(density, velocity, root);
+#else
+    (void)density, (void)velocity, (void)root;
+#endif
   }
 #if OCTOFLOW_HAVE_MPI
   parallel::Piece levelZeroPiece(int r) const {
@@ -506,12 +502,11 @@ private:
   std::vector<std::uint8_t> solidPoints_;  // the obstacles on the current octree's points
   sim::BlockGrid blocks_;
   exec::Buffer<std::int64_t> viewSource_;  // level-0 node -> point (block order)
-  std::vector<std::int64_t> hostViewSource_;
   exec::Buffer<float> viewDensity_, viewVelocity_;
   std::vector<float> hostDensity_, hostVelocity_;
-  // Over ranks: every block's moments gathered, level 0 made of them, this rank's piece of it (the
-  // writer may still be writing the last piece and block fields while the watchdog gathers).
-  std::vector<float> gatheredDensity_, gatheredVelocity_, scratchDensity_, scratchVelocity_, pieceDensity_, pieceVelocity_;
+  // Over ranks: level 0 gathered, this rank's piece of it (the writer may still be writing the last
+  // piece and block fields while the watchdog gathers).
+  std::vector<float> scratchDensity_, scratchVelocity_, pieceDensity_, pieceVelocity_;
   std::vector<float> blockDensity_, blockVelocity_;
   std::vector<std::uint8_t> solidNodes_;
   sim::FieldSet fields_;

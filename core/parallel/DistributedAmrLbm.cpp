@@ -271,6 +271,80 @@ void DistributedAmrLbm::fetchOwnMoments(std::vector<float>& density, std::vector
   local_->fetchMoments(density, velocity, static_cast<std::size_t>(own.end - own.first));
 }
 
+void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points) {
+  const std::int64_t perBlock = local_->layout().pointsPerBlock();
+  const std::int64_t total = static_cast<std::int64_t>(local_->layout().blocks.size()) * perBlock;
+  if (points.size() > static_cast<std::size_t>(INT_MAX / 3))
+    throw std::invalid_argument("octree LBM over MPI ranks: over 2^31 / 3 picked points");
+  // Each point's rank: the one whose run holds its block (runs in rank order, by block).
+  std::vector<std::vector<std::int64_t>> byRank(static_cast<std::size_t>(ranks_));
+  for (std::size_t n = 0; n < points.size(); ++n) {
+    if (points[n] < 0 || points[n] >= total)
+      throw std::invalid_argument("octree LBM over MPI ranks: picked point " + std::to_string(points[n]) +
+                                  " is not one of the blocks' " + std::to_string(total));
+    const std::int32_t block = static_cast<std::int32_t>(points[n] / perBlock);
+    const auto rank = std::upper_bound(runStarts_.begin(), runStarts_.end(), block) - runStarts_.begin() - 1;
+    byRank[static_cast<std::size_t>(rank)].push_back(static_cast<std::int64_t>(n));
+  }
+  picked_ = {};
+  picked_.counts.resize(static_cast<std::size_t>(ranks_));
+  picked_.starts.resize(static_cast<std::size_t>(ranks_));
+  for (std::size_t r = 0; r < byRank.size(); ++r) {
+    picked_.counts[r] = static_cast<int>(byRank[r].size());
+    picked_.starts[r] = static_cast<int>(picked_.listPosition.size());
+    picked_.listPosition.insert(picked_.listPosition.end(), byRank[r].begin(), byRank[r].end());
+  }
+  // Own blocks come first in this rank's numbering.
+  const std::vector<std::int64_t>& mine = byRank[static_cast<std::size_t>(rank_)];
+  const std::int64_t ownFirstPoint = static_cast<std::int64_t>(runStarts_[static_cast<std::size_t>(rank_)]) * perBlock;
+  std::vector<std::int64_t> own(mine.size());
+  for (std::size_t n = 0; n < mine.size(); ++n) own[n] = points[static_cast<std::size_t>(mine[n])] - ownFirstPoint;
+  const exec::MemorySpace space = exec::workingSpace(local_->settings().backend);
+  picked_.own = exec::Buffer<std::int64_t>(space, own.size());
+  picked_.own.copyFrom(own.data(), own.size());
+  picked_.density = exec::Buffer<float>(space, own.size());
+  picked_.velocity = exec::Buffer<float>(space, 3 * own.size());
+}
+
+void DistributedAmrLbm::gatherPickedPoints(std::vector<float>& density, std::vector<float>& velocity, int root) {
+  if (picked_.counts.empty()) throw std::logic_error("gatherPickedPoints before setPickedPoints");
+  const std::size_t mine = picked_.own.size();
+  if (mine) local_->gatherPoints(picked_.own.data(), static_cast<std::int64_t>(mine), picked_.density.data(),
+                                 picked_.velocity.data());
+  picked_.ownDensity.resize(mine);
+  picked_.ownVelocity.resize(3 * mine);
+  picked_.density.copyTo(picked_.ownDensity.data(), mine);
+  picked_.velocity.copyTo(picked_.ownVelocity.data(), 3 * mine);
+  const bool receives = root == kEveryRank || rank_ == root;
+  const std::size_t count = picked_.listPosition.size();
+  picked_.gatheredDensity.resize(receives ? count : 0);
+  picked_.gatheredVelocity.resize(receives ? 3 * count : 0);
+  std::vector<int> counts3(picked_.counts), starts3(picked_.starts);
+  for (std::size_t r = 0; r < counts3.size(); ++r) {
+    counts3[r] *= 3;
+    starts3[r] *= 3;
+  }
+  const auto gather = [&](const float* values, int valueCount, float* into, const std::vector<int>& counts,
+                          const std::vector<int>& starts) {
+    if (root == kEveryRank)
+      check(MPI_Allgatherv(values, valueCount, MPI_FLOAT, into, counts.data(), starts.data(), MPI_FLOAT, communicator_),
+            "MPI_Allgatherv");
+    else
+      check(MPI_Gatherv(values, valueCount, MPI_FLOAT, into, counts.data(), starts.data(), MPI_FLOAT, root, communicator_),
+            "MPI_Gatherv");
+  };
+  gather(picked_.ownDensity.data(), static_cast<int>(mine), picked_.gatheredDensity.data(), picked_.counts, picked_.starts);
+  gather(picked_.ownVelocity.data(), static_cast<int>(3 * mine), picked_.gatheredVelocity.data(), counts3, starts3);
+  if (!receives) return;
+  density.resize(count);
+  velocity.resize(3 * count);
+  for (std::size_t n = 0; n < count; ++n) {
+    const std::size_t at = static_cast<std::size_t>(picked_.listPosition[n]);
+    density[at] = picked_.gatheredDensity[n];
+    std::copy_n(picked_.gatheredVelocity.data() + 3 * n, 3, velocity.data() + 3 * at);
+  }
+}
+
 std::vector<double> DistributedAmrLbm::gatherBlockValues(const std::vector<double>& mine) {
   const amr::BlockRun own = amr::runOf(runStarts_, rank_);
   if (mine.size() != static_cast<std::size_t>(own.end - own.first))

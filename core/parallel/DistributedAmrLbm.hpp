@@ -56,6 +56,14 @@ public:
   // Collective. Density and velocity of every point of every block, on every rank or on `root`
   // only (as AmrLbm::fetchMoments of one solver of the whole octree; other ranks: empty).
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
+  // Points picked once and gathered often (a level-0 view: a small share of every block's points).
+  // `setPickedPoints`: the points, whole-layout indices (block * points a block + the point's index
+  // in its block), every rank the same list; not collective. `gatherPickedPoints` (collective): their
+  // density and velocity (xyz) in the list's order on every rank or on `root` only (elsewhere left
+  // as they are), each rank sending the values of its own run's points alone, taken where the
+  // solver lives: the values of fetchMoments at those points, bit for bit.
+  void setPickedPoints(const std::vector<std::int64_t>& points);
+  void gatherPickedPoints(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
   // Not collective. Density and velocity of this rank's own run of blocks, in block order (the
   // first of the blocks it holds, AmrLbm::heldLayout; its ghosts left out).
   void fetchOwnMoments(std::vector<float>& density, std::vector<float>& velocity);
@@ -133,6 +141,17 @@ private:
   std::vector<std::vector<Message>> send_, receive_;  // [level][rank]
   // A rank's messages packed where the solver lives, and their host copies on CUDA, at the largest.
   std::vector<exec::Buffer<float>> sendWorking_, receiveWorking_, sendStaging_, receiveStaging_;
+  // The picked points (setPickedPoints): this rank's own ones (indices among its held points) and
+  // their values where the solver lives; every rank's count of them; the list's positions in rank
+  // order (where each gathered value goes).
+  struct PickedPoints {
+    exec::Buffer<std::int64_t> own;
+    exec::Buffer<float> density, velocity;
+    std::vector<int> counts, starts;
+    std::vector<std::int64_t> listPosition;
+    std::vector<float> ownDensity, ownVelocity, gatheredDensity, gatheredVelocity;  // host
+  };
+  PickedPoints picked_;
   bool staged_ = false;  // messages go through host copies (the solver on CUDA)
   PeerInboxes peers_;     // CUDA IPC between the GPUs of a host: a channel a peer rank (index: its rank)
   std::vector<int> peerParity_;  // [rank]: the half of the inboxes the next exchange with it uses

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,32 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps, con
   expectedHeld.insert(expectedHeld.end(), linked.begin(), linked.end());
   EXPECT_EQ(distributed.local().heldBlocks(), expectedHeld);
   if (distributed.ranks() == 8) EXPECT_LT(expectedHeld.size(), layout.blocks.size());
+
+  // Picked points (a level-0 view's, here every 7th point from the last, one twice) gathered from
+  // the ranks stepping them: the gathered moments' values at those points, on every rank or on one.
+  std::vector<std::int64_t> picked;
+  for (std::int64_t point = static_cast<std::int64_t>(density.size()) - 1; point >= 0; point -= 7) picked.push_back(point);
+  picked.push_back(picked[picked.size() / 2]);
+  distributed.setPickedPoints(picked);
+  for (const int root : {parallel::DistributedAmrLbm::kEveryRank, distributed.ranks() - 1}) {
+    std::vector<float> pickedDensity{-1.0f}, pickedVelocity{-1.0f};
+    distributed.gatherPickedPoints(pickedDensity, pickedVelocity, root);
+    if (root != parallel::DistributedAmrLbm::kEveryRank && distributed.rank() != root) {
+      EXPECT_EQ(pickedDensity, std::vector<float>{-1.0f}) << "left as it was";
+      continue;
+    }
+    std::vector<float> expectedPickedDensity, expectedPickedVelocity;
+    for (const std::int64_t point : picked) {
+      const std::size_t p = static_cast<std::size_t>(point);
+      expectedPickedDensity.push_back(density[p]);
+      expectedPickedVelocity.insert(expectedPickedVelocity.end(), velocity.begin() + static_cast<std::ptrdiff_t>(3 * p),
+                                    velocity.begin() + static_cast<std::ptrdiff_t>(3 * p + 3));
+    }
+    ASSERT_EQ(pickedDensity.size(), picked.size());
+    EXPECT_EQ(firstDifference(pickedDensity, expectedPickedDensity), picked.size());
+    EXPECT_EQ(firstDifference(pickedVelocity, expectedPickedVelocity), expectedPickedVelocity.size());
+  }
+  EXPECT_THROW(distributed.setPickedPoints({static_cast<std::int64_t>(density.size())}), std::invalid_argument);
   if (distributed.rank() != 0) return;  // one reference, on rank 0
 
   AmrLbm reference(tree, settings, test::threeLevelSphere);
