@@ -2,8 +2,8 @@
 // (parallel/DistributedAmrLbm: each rank steps a run of blocks; results bit-identical to one rank).
 // Its uniform grid is level 0: every level-0 node takes the values of the finest block holding it
 // (node-centred blocks: every level-0 node is a point of each block around it), gathered where the
-// solver lives (over ranks: from every block's moments gathered on every rank, cut into pieces for
-// ParaView), so the watchdog, isosurfaces, tracers and .vti files work on it unchanged. The blocks
+// solver lives (over ranks: each rank sends the nodes its own blocks hold, gathered, then cut
+// into pieces for ParaView), so the watchdog, isosurfaces, tracers and .vti files work on it unchanged. The blocks
 // themselves (blockGrid, fetchBlockFields) go to the `amr` Catalyst channel and the .vthb files.
 // Checkpoints hold every block's state in one solver's numbering, whatever the ranks that wrote
 // them: they restart on any number of ranks; a regrid gathers the state and every rank takes its
@@ -469,6 +469,7 @@ private:
     distributed_->gatherPickedPoints(density, velocity, root);
 #else
     (void)density, (void)velocity, (void)root;
+    throw std::logic_error("level 0 over ranks in a build without MPI");
 #endif
   }
 #if OCTOFLOW_HAVE_MPI

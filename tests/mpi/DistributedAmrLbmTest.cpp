@@ -81,6 +81,7 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps, con
     distributed.gatherPickedPoints(pickedDensity, pickedVelocity, root);
     if (root != parallel::DistributedAmrLbm::kEveryRank && distributed.rank() != root) {
       EXPECT_EQ(pickedDensity, std::vector<float>{-1.0f}) << "left as it was";
+      EXPECT_EQ(pickedVelocity, std::vector<float>{-1.0f}) << "left as it was";
       continue;
     }
     std::vector<float> expectedPickedDensity, expectedPickedVelocity;
@@ -94,6 +95,12 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps, con
     EXPECT_EQ(firstDifference(pickedDensity, expectedPickedDensity), picked.size());
     EXPECT_EQ(firstDifference(pickedVelocity, expectedPickedVelocity), expectedPickedVelocity.size());
   }
+  // Points of rank 0's blocks alone: the other ranks send none.
+  const std::int64_t rankZeroPoints = static_cast<std::int64_t>(distributed.runStarts()[1]) * layout.pointsPerBlock();
+  distributed.setPickedPoints({rankZeroPoints - 1, 0});
+  std::vector<float> rankZeroDensity, rankZeroVelocity;
+  distributed.gatherPickedPoints(rankZeroDensity, rankZeroVelocity);
+  EXPECT_EQ(rankZeroDensity, (std::vector<float>{density[static_cast<std::size_t>(rankZeroPoints - 1)], density[0]}));
   EXPECT_THROW(distributed.setPickedPoints({static_cast<std::int64_t>(density.size())}), std::invalid_argument);
   if (distributed.rank() != 0) return;  // one reference, on rank 0
 
