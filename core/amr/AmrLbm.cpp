@@ -250,8 +250,8 @@ void AmrLbm::advance(std::int64_t coarseSteps) {
 #endif
 }
 
-const float* AmrLbm::workingMoments() {
-  const std::int64_t blockCount = static_cast<std::int64_t>(held_.blocks.size());
+const float* AmrLbm::workingMoments(std::size_t blocks) {
+  const std::int64_t blockCount = static_cast<std::int64_t>(std::min(blocks, held_.blocks.size()));
 #if OCTOFLOW_HAVE_CUDA
   if (settings_.backend == exec::Backend::Cuda) {
     detail::momentsCuda(settings_.lattice, state_, blockCount, moments_.data());
@@ -262,9 +262,11 @@ const float* AmrLbm::workingMoments() {
   return moments_.data();
 }
 
-void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity) {
-  const std::int64_t total = static_cast<std::int64_t>(held_.blocks.size()) * held_.pointsPerBlock();
-  const detail::PointGather gather{workingMoments(), total, pointIndex, density, velocity};
+void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity,
+                          std::size_t blocks) {
+  const std::int64_t total =
+      static_cast<std::int64_t>(std::min(blocks, held_.blocks.size())) * held_.pointsPerBlock();
+  const detail::PointGather gather{workingMoments(blocks), total, pointIndex, density, velocity};
 #if OCTOFLOW_HAVE_CUDA
   if (settings_.backend == exec::Backend::Cuda) {
     detail::gatherCuda(gather, count);
@@ -275,14 +277,12 @@ void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, fl
 }
 
 void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity, std::size_t blocks) {
-  const std::size_t points = static_cast<std::size_t>(held_.pointsPerBlock());
-  const std::size_t total = held_.blocks.size() * points;
-  const std::size_t wanted = std::min(blocks, held_.blocks.size()) * points;
-  workingMoments();
+  const std::size_t wanted = std::min(blocks, held_.blocks.size()) * static_cast<std::size_t>(held_.pointsPerBlock());
+  const float* moments = workingMoments(blocks);
   density.resize(wanted);
   velocity.resize(3 * wanted);
-  exec::copyBytes(density.data(), moments_.data(), wanted * sizeof(float));
-  exec::copyBytes(velocity.data(), moments_.data() + total, 3 * wanted * sizeof(float));
+  exec::copyBytes(density.data(), moments, wanted * sizeof(float));
+  exec::copyBytes(velocity.data(), moments + wanted, 3 * wanted * sizeof(float));
 }
 
 AmrLbmSnapshot AmrLbm::snapshot() const {

@@ -147,15 +147,19 @@ public:
   // (a solver of a run of blocks: the gathered one, DistributedAmrLbm::fetchMoments);
   // std::invalid_argument for another size.
   double mass(const std::vector<float>& density) const;
-  // Density (a value a point) then velocity (xyz a point) of every point, where the solver lives
-  // (device memory on CUDA), computed for the current state: valid until the next call. On CUDA the
-  // kernel is queued on the default stream, as everything that reads the result (copies to the
-  // host, tracers, isosurfaces, the watchdog): no wait here.
-  const float* workingMoments();
+  // Density (a value a point) then velocity (xyz a point) of every point of the first `blocks`
+  // held blocks (all of them by default; a run's own blocks come first), where the solver lives
+  // (device memory on CUDA), computed for the current state: valid until the next call. The
+  // velocities start after the densities of those blocks' points. On CUDA the kernel is queued on
+  // the default stream, as everything that reads the result (copies to the host, tracers,
+  // isosurfaces, the watchdog): no wait here.
+  const float* workingMoments(std::size_t blocks = kEveryHeldBlock);
   // Picks points of the current state where the solver lives: density[n] and velocity[3n..3n+2]
-  // of point pointIndex[n] (index in block order, as workingMoments), for n < count; every array
-  // in the solver's working memory.
-  void gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity);
+  // of point pointIndex[n] (index in block order, as workingMoments; a point of the first `blocks`
+  // held blocks, whose moments alone are computed), for n < count; every array in the solver's
+  // working memory.
+  void gatherPoints(const std::int64_t* pointIndex, std::int64_t count, float* density, float* velocity,
+                    std::size_t blocks = kEveryHeldBlock);
 
   // The force on the obstacles after the last step, by momentum exchange on the links the step
   // reflects (every level's last sub-step; a link of level L carries h_L^2 = 4^-L of a level-0

@@ -274,8 +274,8 @@ void DistributedAmrLbm::fetchOwnMoments(std::vector<float>& density, std::vector
 void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points) {
   const std::int64_t perBlock = local_->layout().pointsPerBlock();
   const std::int64_t total = static_cast<std::int64_t>(local_->layout().blocks.size()) * perBlock;
-  if (points.size() > static_cast<std::size_t>(INT_MAX / 3))
-    throw std::invalid_argument("octree LBM over MPI ranks: over 2^31 / 3 picked points");
+  if (points.size() > static_cast<std::size_t>(INT_MAX / 4))
+    throw std::invalid_argument("octree LBM over MPI ranks: over 2^31 / 4 picked points");
   // Each point's rank: the one whose run holds its block (runs in rank order, by block).
   std::vector<std::vector<std::int64_t>> byRank(static_cast<std::size_t>(ranks_));
   for (std::size_t n = 0; n < points.size(); ++n) {
@@ -302,46 +302,49 @@ void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points)
   const exec::MemorySpace space = exec::workingSpace(local_->settings().backend);
   picked_.own = exec::Buffer<std::int64_t>(space, own.size());
   picked_.own.copyFrom(own.data(), own.size());
-  picked_.density = exec::Buffer<float>(space, own.size());
-  picked_.velocity = exec::Buffer<float>(space, 3 * own.size());
+  picked_.values = exec::Buffer<float>(space, 4 * own.size());
 }
 
 void DistributedAmrLbm::gatherPickedPoints(std::vector<float>& density, std::vector<float>& velocity, int root) {
   if (picked_.counts.empty()) throw std::logic_error("gatherPickedPoints before setPickedPoints");
+  // A rank sends its points' densities then their velocities, one array: one copy to the host and
+  // one collective. Only the own blocks' moments are computed (the picked points lie in them).
   const std::size_t mine = picked_.own.size();
-  if (mine) local_->gatherPoints(picked_.own.data(), static_cast<std::int64_t>(mine), picked_.density.data(),
-                                 picked_.velocity.data());
-  picked_.ownDensity.resize(mine);
-  picked_.ownVelocity.resize(3 * mine);
-  picked_.density.copyTo(picked_.ownDensity.data(), mine);
-  picked_.velocity.copyTo(picked_.ownVelocity.data(), 3 * mine);
+  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
+  if (mine)
+    local_->gatherPoints(picked_.own.data(), static_cast<std::int64_t>(mine), picked_.values.data(),
+                         picked_.values.data() + mine, static_cast<std::size_t>(own.end - own.first));
+  picked_.ownValues.resize(4 * mine);
+  picked_.values.copyTo(picked_.ownValues.data(), 4 * mine);
   const bool receives = root == kEveryRank || rank_ == root;
   const std::size_t count = picked_.listPosition.size();
-  picked_.gatheredDensity.resize(receives ? count : 0);
-  picked_.gatheredVelocity.resize(receives ? 3 * count : 0);
-  std::vector<int> counts3(picked_.counts), starts3(picked_.starts);
-  for (std::size_t r = 0; r < counts3.size(); ++r) {
-    counts3[r] *= 3;
-    starts3[r] *= 3;
+  picked_.gathered.resize(receives ? 4 * count : 0);
+  std::vector<int> counts4(picked_.counts), starts4(picked_.starts);
+  for (std::size_t r = 0; r < counts4.size(); ++r) {
+    counts4[r] *= 4;
+    starts4[r] *= 4;
   }
-  const auto gather = [&](const float* values, int valueCount, float* into, const std::vector<int>& counts,
-                          const std::vector<int>& starts) {
-    if (root == kEveryRank)
-      check(MPI_Allgatherv(values, valueCount, MPI_FLOAT, into, counts.data(), starts.data(), MPI_FLOAT, communicator_),
-            "MPI_Allgatherv");
-    else
-      check(MPI_Gatherv(values, valueCount, MPI_FLOAT, into, counts.data(), starts.data(), MPI_FLOAT, root, communicator_),
-            "MPI_Gatherv");
-  };
-  gather(picked_.ownDensity.data(), static_cast<int>(mine), picked_.gatheredDensity.data(), picked_.counts, picked_.starts);
-  gather(picked_.ownVelocity.data(), static_cast<int>(3 * mine), picked_.gatheredVelocity.data(), counts3, starts3);
+  const int sent = static_cast<int>(4 * mine);
+  if (root == kEveryRank)
+    check(MPI_Allgatherv(picked_.ownValues.data(), sent, MPI_FLOAT, picked_.gathered.data(), counts4.data(),
+                         starts4.data(), MPI_FLOAT, communicator_),
+          "MPI_Allgatherv");
+  else
+    check(MPI_Gatherv(picked_.ownValues.data(), sent, MPI_FLOAT, picked_.gathered.data(), counts4.data(), starts4.data(),
+                      MPI_FLOAT, root, communicator_),
+          "MPI_Gatherv");
   if (!receives) return;
   density.resize(count);
   velocity.resize(3 * count);
-  for (std::size_t n = 0; n < count; ++n) {
-    const std::size_t at = static_cast<std::size_t>(picked_.listPosition[n]);
-    density[at] = picked_.gatheredDensity[n];
-    std::copy_n(picked_.gatheredVelocity.data() + 3 * n, 3, velocity.data() + 3 * at);
+  for (std::size_t r = 0; r < picked_.counts.size(); ++r) {
+    const std::size_t first = static_cast<std::size_t>(picked_.starts[r]), points = static_cast<std::size_t>(picked_.counts[r]);
+    const float* rankDensity = picked_.gathered.data() + 4 * first;
+    const float* rankVelocity = rankDensity + points;
+    for (std::size_t k = 0; k < points; ++k) {
+      const std::size_t at = static_cast<std::size_t>(picked_.listPosition[first + k]);
+      density[at] = rankDensity[k];
+      std::copy_n(rankVelocity + 3 * k, 3, velocity.data() + 3 * at);
+    }
   }
 }
 

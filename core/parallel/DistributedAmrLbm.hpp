@@ -142,14 +142,15 @@ private:
   // A rank's messages packed where the solver lives, and their host copies on CUDA, at the largest.
   std::vector<exec::Buffer<float>> sendWorking_, receiveWorking_, sendStaging_, receiveStaging_;
   // The picked points (setPickedPoints): this rank's own ones (indices among its held points) and
-  // their values where the solver lives; every rank's count of them; the list's positions in rank
-  // order (where each gathered value goes).
+  // their densities then velocities where the solver lives and on the host; every rank's count of
+  // them and its first in the list by rank; the list's positions in rank order (where each gathered
+  // value goes); the gathered values (each rank's densities then velocities, rank order).
   struct PickedPoints {
     exec::Buffer<std::int64_t> own;
-    exec::Buffer<float> density, velocity;
+    exec::Buffer<float> values;
     std::vector<int> counts, starts;
     std::vector<std::int64_t> listPosition;
-    std::vector<float> ownDensity, ownVelocity, gatheredDensity, gatheredVelocity;  // host
+    std::vector<float> ownValues, gathered;  // host
   };
   PickedPoints picked_;
   bool staged_ = false;  // messages go through host copies (the solver on CUDA)
