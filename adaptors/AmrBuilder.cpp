@@ -78,9 +78,13 @@ struct Hierarchy {
   Index cells = 16;  // a block's cells a side
   std::vector<std::map<BlockIndex, CellBlock>> levels;
 
-  Hierarchy(const sim::BlockGrid& grid, const std::vector<PointArray>& arrays) : cells(grid.blockNodes - 1) {
+  // From the blocks `made` lists (block indices), or every block when it is empty.
+  Hierarchy(const sim::BlockGrid& grid, const std::vector<PointArray>& arrays, const std::vector<Index>& made)
+      : cells(grid.blockNodes - 1) {
     levels.resize(static_cast<std::size_t>(grid.levels));
-    for (std::size_t b = 0; b < grid.blocks.size(); ++b) {
+    const std::size_t count = made.empty() ? grid.blocks.size() : made.size();
+    for (std::size_t n = 0; n < count; ++n) {
+      const std::size_t b = made.empty() ? n : static_cast<std::size_t>(made[n]);
       const auto& block = grid.blocks[b];
       levels[static_cast<std::size_t>(block.level)][{block.origin[0] / cells, block.origin[1] / cells,
                                                      block.origin[2] / cells}] = cellsOfBlock(grid, b, arrays);
@@ -197,7 +201,8 @@ vtkSmartPointer<vtkNonOverlappingAMR> makeNonOverlappingAmr(const sim::BlockGrid
                                                             const std::vector<PointArray>& givenArrays, bool ownOnly) {
   checkGrid(grid);
   const std::vector<PointArray> arrays = present(givenArrays);
-  const Hierarchy hierarchy(grid, arrays);
+  // A rank's pieces read its own blocks and the cells around them alone (BlockGrid::valuesHeld).
+  const Hierarchy hierarchy(grid, arrays, ownOnly ? grid.valuesHeld : std::vector<Index>{});
   std::vector<int> perLevel(static_cast<std::size_t>(grid.levels), 0);
   for (const auto& block : grid.blocks) ++perLevel[static_cast<std::size_t>(block.level)];
   auto amr = vtkSmartPointer<vtkNonOverlappingAMR>::New();

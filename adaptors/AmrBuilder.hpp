@@ -19,7 +19,8 @@ namespace octoflow::adaptors {
 // Contour then runs vtkAMRDualContour on the cell arrays and the surface has no cracks between
 // levels. `arrays` hold values of every point of every block (block after block, x fastest;
 // sim::BlockFieldSet). With `ownOnly` (a run over MPI ranks hands Catalyst its pieces) only the
-// blocks of the rank's run (grid.ownFirst, ownEnd) get their data; the others' places stay empty.
+// blocks of the rank's run (grid.ownFirst, ownEnd) get their data; the others' places stay empty,
+// and only the blocks of grid.valuesHeld (all when empty) are read.
 //
 // (A vtkOverlappingAMR with blanked parents is what VTK's AMR model suggests for files, but
 // ParaView 5.11's Contour of its cell data reads past the blocks' arrays: tens of thousands of

@@ -154,7 +154,7 @@ public:
 
   const sim::BlockGrid* blockGrid() const override { return &blocks_; }
   const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names) override {
-    fetchEveryMoment(blockDensity_, blockVelocity_);
+    fetchBlockMoments(blockDensity_, blockVelocity_);
     blockFields_ = {};
     blockFields_.solid = solidPoints_.empty() ? nullptr : solidPoints_.data();
     if (sim::asksFor(names, "density")) blockFields_.arrays.push_back({"density", 1, blockDensity_.data()});
@@ -351,6 +351,8 @@ private:
     if (distributed_) {
       blocks_.ownFirst = distributed_->runStarts()[static_cast<std::size_t>(rank())];
       blocks_.ownEnd = distributed_->runStarts()[static_cast<std::size_t>(rank()) + 1];
+      if (rank() != 0)
+        for (const std::int32_t b : distributed_->blocksAround(0)) blocks_.valuesHeld.push_back(b);
     }
 #endif
     for (const BlockPlacement& placement : layout.blocks) {
@@ -439,11 +441,11 @@ private:
     return *solver_;
   }
 
-  // Collective: density and velocity of every point of every block (host, block order), on every
-  // rank.
-  void fetchEveryMoment(std::vector<float>& density, std::vector<float>& velocity) {
+  // Collective: density and velocity of the points of every block (host, block order) on rank 0,
+  // elsewhere of the blocks of blocks_.valuesHeld (the own run and the blocks around it).
+  void fetchBlockMoments(std::vector<float>& density, std::vector<float>& velocity) {
 #if OCTOFLOW_HAVE_MPI
-    if (distributed_) return distributed_->fetchMoments(density, velocity);
+    if (distributed_) return distributed_->fetchMomentsAround(density, velocity, 0);
 #endif
     solver_->fetchMoments(density, velocity);
   }

@@ -73,6 +73,70 @@ std::vector<std::int64_t> runWork(const BlockLayout& layout, const std::vector<s
   return work;
 }
 
+std::vector<std::int32_t> blocksAround(const BlockLayout& layout, const BlockRun& owned,
+                                       const std::array<int, 3>& rootBlocks, const std::array<bool, 3>& periodic) {
+  // Boxes in node coordinates of the finest level; every block lies in one root block, so the
+  // blocks are sorted into their root blocks and a grown box looks in the root blocks it meets.
+  const int finest = layout.levels - 1;
+  const std::int64_t cells = layout.blockNodes - 1;
+  const auto scale = [&](int level) { return std::int64_t{1} << (finest - level); };
+  const std::int64_t rootSize = cells * scale(0);
+  const auto rootIndex = [&](const std::array<std::int64_t, 3>& root) {
+    return static_cast<std::size_t>(root[0] + rootBlocks[0] * (root[1] + std::int64_t{rootBlocks[1]} * root[2]));
+  };
+  std::vector<std::vector<std::int32_t>> inRoot(static_cast<std::size_t>(rootBlocks[0]) * rootBlocks[1] * rootBlocks[2]);
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    const BlockPlacement& block = layout.blocks[b];
+    std::array<std::int64_t, 3> root{};
+    for (int axis = 0; axis < 3; ++axis) root[axis] = block.origin[axis] * scale(block.level) / rootSize;
+    inRoot[rootIndex(root)].push_back(static_cast<std::int32_t>(b));
+  }
+  const auto floorDiv = [](std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && a < 0 ? 1 : 0); };
+  std::vector<std::uint8_t> around(layout.blocks.size(), 0);
+  const std::int32_t end = owned.end < 0 ? static_cast<std::int32_t>(layout.blocks.size()) : owned.end;
+  for (std::int32_t b = owned.first; b < end; ++b) {
+    const BlockPlacement& block = layout.blocks[static_cast<std::size_t>(b)];
+    const std::int64_t unit = scale(block.level);
+    std::int64_t lo[3], hi[3], firstRoot[3], lastRoot[3];
+    for (int axis = 0; axis < 3; ++axis) {
+      lo[axis] = (block.origin[axis] - 1) * unit;
+      hi[axis] = (block.origin[axis] + cells + 1) * unit;
+      firstRoot[axis] = floorDiv(lo[axis], rootSize);
+      lastRoot[axis] = floorDiv(hi[axis], rootSize);
+    }
+    for (std::int64_t rz = firstRoot[2]; rz <= lastRoot[2]; ++rz)
+      for (std::int64_t ry = firstRoot[1]; ry <= lastRoot[1]; ++ry)
+        for (std::int64_t rx = firstRoot[0]; rx <= lastRoot[0]; ++rx) {
+          // The root block there, or its periodic image (`shift`: where the image lies).
+          const std::int64_t at[3] = {rx, ry, rz};
+          std::array<std::int64_t, 3> root{};
+          std::int64_t shift[3];
+          bool inside = true;
+          for (int axis = 0; axis < 3; ++axis) {
+            const std::int64_t count = rootBlocks[static_cast<std::size_t>(axis)];
+            root[axis] = periodic[static_cast<std::size_t>(axis)] ? ((at[axis] % count) + count) % count : at[axis];
+            inside = inside && root[axis] >= 0 && root[axis] < count;
+            shift[axis] = (at[axis] - root[axis]) * rootSize;
+          }
+          if (!inside) continue;
+          for (const std::int32_t other : inRoot[rootIndex(root)]) {
+            const BlockPlacement& candidate = layout.blocks[static_cast<std::size_t>(other)];
+            const std::int64_t otherUnit = scale(candidate.level);
+            bool meets = true;
+            for (int axis = 0; axis < 3; ++axis) {
+              const std::int64_t first = candidate.origin[axis] * otherUnit + shift[axis];
+              meets = meets && first <= hi[axis] && first + cells * otherUnit >= lo[axis];
+            }
+            if (meets) around[static_cast<std::size_t>(other)] = 1;
+          }
+        }
+  }
+  std::vector<std::int32_t> blocks;
+  for (std::size_t b = 0; b < around.size(); ++b)
+    if (around[b]) blocks.push_back(static_cast<std::int32_t>(b));
+  return blocks;
+}
+
 bool operator<(const BlockBox& a, const BlockBox& b) {
   return std::tie(a.block, a.preCollision, a.lo[2], a.lo[1], a.lo[0], a.hi[2], a.hi[1], a.hi[0]) <
          std::tie(b.block, b.preCollision, b.lo[2], b.lo[1], b.lo[0], b.hi[2], b.hi[1], b.hi[0]);

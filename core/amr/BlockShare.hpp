@@ -2,6 +2,7 @@
 // The blocks of an octree shared out over several workers (MPI ranks): each owns one contiguous run
 // of blocks in block (Morton) order, cut by work, and after each sub-step of a level sends the
 // level's blocks that another worker's blocks read. Plain data, no MPI and no solver physics.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +40,14 @@ inline BlockRun runOf(const std::vector<std::int32_t>& runStarts, int worker) {
 
 // The work of each worker's run, in one step of level 0 (blockWork units).
 std::vector<std::int64_t> runWork(const BlockLayout& layout, const std::vector<std::int32_t>& runStarts);
+
+// The blocks a picture of the run `owned` with a layer of ghost cells reads: the blocks whose box
+// meets that of one of the run's blocks grown by one cell of that block's level on every side
+// (across periodic faces too; the boxes closed, so blocks that only touch the layer count), the
+// run's blocks among them; sorted. Every block that holds a point or cell of the layer is in it.
+// `rootBlocks`, `periodic`: the octree's.
+std::vector<std::int32_t> blocksAround(const BlockLayout& layout, const BlockRun& owned,
+                                       const std::array<int, 3>& rootBlocks, const std::array<bool, 3>& periodic);
 
 // A box of a block's points (local coordinates, inclusive bounds).
 // Which state of them is read: a block of the same level reads the post-collision populations, a

@@ -271,6 +271,90 @@ void DistributedAmrLbm::fetchOwnMoments(std::vector<float>& density, std::vector
   local_->fetchMoments(density, velocity, static_cast<std::size_t>(own.end - own.first));
 }
 
+const std::vector<std::int32_t>& DistributedAmrLbm::blocksAround(int root) {
+  if (root < 0 || root >= ranks_) throw std::invalid_argument("blocksAround: root " + std::to_string(root) + " is no rank");
+  if (around_.root == root) return around_.blocks;
+  // Each rank works out every rank's blocks from the layout alone: what it sends is what the others
+  // expect.
+  const amr::BlockLayout& layout = local_->layout();
+  const amr::Octree& octree = local_->octree();
+  const auto readBy = [&](int rank) {
+    if (rank == root) {
+      std::vector<std::int32_t> every(layout.blocks.size());
+      for (std::size_t b = 0; b < every.size(); ++b) every[b] = static_cast<std::int32_t>(b);
+      return every;
+    }
+    return amr::blocksAround(layout, amr::runOf(runStarts_, rank), octree.rootBlocks(), octree.periodic());
+  };
+  const auto steppedBy = [&](const std::vector<std::int32_t>& blocks, int rank) {
+    const amr::BlockRun run = amr::runOf(runStarts_, rank);
+    std::vector<std::int32_t> in;
+    for (const std::int32_t b : blocks)
+      if (run.holds(b)) in.push_back(b);
+    return in;
+  };
+  around_ = {};
+  around_.blocks = readBy(rank_);
+  around_.send.resize(static_cast<std::size_t>(ranks_));
+  around_.receive.resize(static_cast<std::size_t>(ranks_));
+  for (int r = 0; r < ranks_; ++r) {
+    if (r == rank_) continue;
+    around_.send[static_cast<std::size_t>(r)] = steppedBy(readBy(r), rank_);
+    around_.receive[static_cast<std::size_t>(r)] = steppedBy(around_.blocks, r);
+  }
+  around_.root = root;
+  return around_.blocks;
+}
+
+void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vector<float>& velocity, int root) {
+  blocksAround(root);
+  const std::size_t points = static_cast<std::size_t>(local_->layout().pointsPerBlock());
+  const std::size_t total = local_->layout().blocks.size() * points;
+  std::vector<float> ownDensity, ownVelocity;
+  fetchOwnMoments(ownDensity, ownVelocity);
+  density.resize(total);
+  velocity.resize(3 * total);
+  const std::size_t ownFirst = static_cast<std::size_t>(runStarts_[static_cast<std::size_t>(rank_)]);
+  std::copy(ownDensity.begin(), ownDensity.end(), density.begin() + static_cast<std::ptrdiff_t>(ownFirst * points));
+  std::copy(ownVelocity.begin(), ownVelocity.end(), velocity.begin() + static_cast<std::ptrdiff_t>(3 * ownFirst * points));
+  // A block travels as its densities then its velocities: one MPI element of 4 values a point.
+  const std::size_t blockValues = 4 * points;
+  std::vector<int> sendCounts(static_cast<std::size_t>(ranks_)), sendStarts(sendCounts.size()),
+      receiveCounts(sendCounts.size()), receiveStarts(sendCounts.size());
+  int sent = 0, received = 0;
+  for (std::size_t r = 0; r < sendCounts.size(); ++r) {
+    sendStarts[r] = sent;
+    sendCounts[r] = static_cast<int>(around_.send[r].size());
+    sent += sendCounts[r];
+    receiveStarts[r] = received;
+    receiveCounts[r] = static_cast<int>(around_.receive[r].size());
+    received += receiveCounts[r];
+  }
+  std::vector<float> outgoing(static_cast<std::size_t>(sent) * blockValues), incoming(static_cast<std::size_t>(received) * blockValues);
+  float* next = outgoing.data();
+  for (const std::vector<std::int32_t>& blocks : around_.send)
+    for (const std::int32_t b : blocks) {
+      const std::size_t local = static_cast<std::size_t>(b) - ownFirst;
+      next = std::copy_n(ownDensity.data() + local * points, points, next);
+      next = std::copy_n(ownVelocity.data() + 3 * local * points, 3 * points, next);
+    }
+  MPI_Datatype block = MPI_DATATYPE_NULL;
+  check(MPI_Type_contiguous(static_cast<int>(blockValues), MPI_FLOAT, &block), "MPI_Type_contiguous");
+  MPI_Type_commit(&block);
+  const int status = MPI_Alltoallv(outgoing.data(), sendCounts.data(), sendStarts.data(), block, incoming.data(),
+                                   receiveCounts.data(), receiveStarts.data(), block, communicator_);
+  MPI_Type_free(&block);
+  check(status, "MPI_Alltoallv");
+  const float* arrived = incoming.data();
+  for (const std::vector<std::int32_t>& blocks : around_.receive)
+    for (const std::int32_t b : blocks) {
+      const std::size_t first = static_cast<std::size_t>(b) * points;
+      std::copy_n(arrived, points, density.data() + first);
+      std::copy_n(arrived + points, 3 * points, velocity.data() + 3 * first);
+      arrived += blockValues;
+    }
+}
+
 void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points) {
   const std::int64_t perBlock = local_->layout().pointsPerBlock();
   const std::int64_t total = static_cast<std::int64_t>(local_->layout().blocks.size()) * perBlock;

@@ -56,6 +56,15 @@ public:
   // Collective. Density and velocity of every point of every block, on every rank or on `root`
   // only (as AmrLbm::fetchMoments of one solver of the whole octree; other ranks: empty).
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
+  // Not collective. The blocks whose moments fetchMomentsAround gives this rank, in block order:
+  // every block on `root`, elsewhere the rank's run and the blocks around it (amr::blocksAround:
+  // what a picture of its blocks with a layer of ghost cells reads).
+  const std::vector<std::int32_t>& blocksAround(int root);
+  // Collective. Density and velocity of the blocks of blocksAround(root) into arrays of every
+  // block's points (block order, as fetchMoments; the other blocks' values are left as they were,
+  // zero where the arrays grow), bit for bit fetchMoments' there: each block is sent by the rank
+  // that steps it to the ranks that read it, and only those.
+  void fetchMomentsAround(std::vector<float>& density, std::vector<float>& velocity, int root);
   // Points picked once and gathered often (a level-0 view: a small share of every block's points).
   // `setPickedPoints`: the points, whole-layout indices (block * points a block + the point's index
   // in its block), every rank the same list; not collective. `gatherPickedPoints` (collective): their
@@ -153,6 +162,14 @@ private:
     std::vector<float> ownValues, gathered;  // host
   };
   PickedPoints picked_;
+  // What fetchMomentsAround(root) moves: the blocks this rank gets, and the blocks it sends to and
+  // receives from each rank, in block order (made on the first call for a root).
+  struct BlocksAround {
+    int root = kEveryRank;
+    std::vector<std::int32_t> blocks;
+    std::vector<std::vector<std::int32_t>> send, receive;  // [rank]
+  };
+  BlocksAround around_;
   bool staged_ = false;  // messages go through host copies (the solver on CUDA)
   PeerInboxes peers_;     // CUDA IPC between the GPUs of a host: a channel a peer rank (index: its rank)
   std::vector<int> peerParity_;  // [rank]: the half of the inboxes the next exchange with it uses

@@ -87,8 +87,12 @@ struct BlockGrid {
   std::vector<Block> blocks;
   // The run of blocks this rank steps, [ownFirst, ownEnd) (ownEnd -1: to the last; one rank: all).
   // Over MPI ranks each hands its own to Catalyst (the others' places left empty, as distributed
-  // AMR data is); fetchBlockFields gives every block's values on every rank.
+  // AMR data is).
   Index ownFirst = 0, ownEnd = -1;
+  // The blocks whose values fetchBlockFields gives this rank, in block order: over MPI ranks, on a
+  // rank other than 0, its run and the blocks around it (those a layer of one cell of each own
+  // block's level around it reads: a picture of its blocks with ghost cells); empty: every block.
+  std::vector<Index> valuesHeld;
   // Counts the changes of the blocks (a solver that regrids changes them in advance()): what is
   // made of them (tables, copies) is made again when it moves on.
   Index revision = 0;
@@ -176,8 +180,9 @@ public:
 
   // Solvers with levels (octree AMR): the blocks, and host copies of the named fields on their
   // points with the obstacle mask (`solid`, host) (the uniform grid of extent() is then level 0, its
-  // values taken from the finest block holding each node). Collective: every rank gets every
-  // block's values. Null / never called for a uniform solver.
+  // values taken from the finest block holding each node). Collective: rank 0 gets every block's
+  // values, another rank those of BlockGrid::valuesHeld (the others' are left unspecified). Null /
+  // never called for a uniform solver.
   virtual const BlockGrid* blockGrid() const { return nullptr; }
   virtual const BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names);
   // The same where the solver lives (device memory on CUDA), for work done there (tracers).

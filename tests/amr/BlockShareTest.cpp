@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -178,4 +179,68 @@ TEST(BlockShare, HeldBlocksAreTheRunThenTheBlocksItLinksToRenumbered) {
   // The ghosts are exactly the blocks the run links to, each once, in block order.
   EXPECT_TRUE(std::is_sorted(global.begin() + own, global.end()));
   EXPECT_EQ(std::adjacent_find(global.begin() + own, global.end()), global.end());
+}
+
+// Every block holding a cell of the layer one cell (of each own block's level) around a run's
+// blocks, found cell by cell (across periodic faces; at walls the layer is outside and reads
+// nothing), is among blocksAround's, as the run's own blocks are; larger runs of small octrees
+// read most blocks, and a run of eight on a wide periodic octree leaves blocks out.
+TEST(BlockShare, BlocksAroundHoldEveryCellOfTheGhostLayer) {
+  struct Case {
+    Octree tree;
+    int leafCells;
+  };
+  for (const Case& octree : {Case{test::threeLevelTree(), 16}, Case{test::wholeBlocksTree(), 16},
+                             Case{test::wholeBlocksTree(), 32}}) {
+    const Octree& tree = octree.tree;
+    const BlockLayout layout = leafBlocks(tree, octree.leafCells);
+    const int C = layout.blockNodes - 1;
+    bool leavesOut = false;
+    for (int workers : {1, 2, 3, 8}) {
+      const std::vector<std::int32_t> starts = balancedRuns(layout, workers);
+      for (int w = 0; w < workers; ++w) {
+        const BlockRun run = runOf(starts, w);
+        const std::vector<std::int32_t> around = blocksAround(layout, run, tree.rootBlocks(), tree.periodic());
+        EXPECT_TRUE(std::is_sorted(around.begin(), around.end()));
+        const std::set<std::int32_t> listed(around.begin(), around.end());
+        EXPECT_EQ(listed.size(), around.size()) << "a block listed twice";
+        leavesOut = leavesOut || around.size() < layout.blocks.size();
+        for (std::int32_t b = run.first; b < run.end; ++b) {
+          EXPECT_TRUE(listed.count(b)) << "own block " << b << " missing";
+          const BlockPlacement& block = layout.blocks[static_cast<std::size_t>(b)];
+          const double spacing = std::ldexp(1.0, -block.level);
+          for (int k = -1; k <= C; ++k)
+            for (int j = -1; j <= C; ++j)
+              for (int i = -1; i <= C; ++i) {
+                if (i >= 0 && i < C && j >= 0 && j < C && k >= 0 && k < C) continue;  // the block's own cell
+                // The cell's centre in level-0 coordinates, wrapped; outside a wall: nothing read.
+                const int local[3] = {i, j, k};
+                double centre[3];
+                bool inside = true;
+                for (int axis = 0; axis < 3; ++axis) {
+                  double x = (block.origin[axis] + local[axis] + 0.5) * spacing;
+                  const double domain = static_cast<double>(tree.rootBlocks()[axis]) * C;
+                  if (tree.periodic()[axis]) x = std::fmod(std::fmod(x, domain) + domain, domain);
+                  inside = inside && x > 0.0 && x < domain;
+                  centre[axis] = x;
+                }
+                if (!inside) continue;
+                for (std::size_t other = 0; other < layout.blocks.size(); ++other) {
+                  const BlockPlacement& candidate = layout.blocks[other];
+                  const double otherSpacing = std::ldexp(1.0, -candidate.level);
+                  bool holds = true;
+                  for (int axis = 0; axis < 3; ++axis)
+                    holds = holds && centre[axis] > candidate.origin[axis] * otherSpacing &&
+                            centre[axis] < (candidate.origin[axis] + C) * otherSpacing;
+                  if (holds)
+                    EXPECT_TRUE(listed.count(static_cast<std::int32_t>(other)))
+                        << workers << " workers, run " << w << ": block " << other << " holds cell (" << i << ", " << j
+                        << ", " << k << ") around block " << b;
+                }
+              }
+        }
+      }
+    }
+    EXPECT_TRUE(leavesOut) << "every run reads every block";
+  }
 }
