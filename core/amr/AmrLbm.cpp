@@ -508,12 +508,36 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
   const AmrLbmSnapshot& old = previous.snapshot;
   const BlockLayout& oldLayout = previous.layout;
   const std::vector<std::uint8_t>& oldSolid = previous.solid;
-  std::vector<std::uint8_t> newSolid(solid_.size());
-  if (!newSolid.empty()) solid_.copyTo(newSolid.data(), newSolid.size());
-  // The blocks held: b numbers them as this solver's state does (newSlots: its slots).
-  const std::vector<std::int32_t> oldSlots = sourceSlots(oldLayout), &newSlots = slots_;
   const int B = layout_.blockNodes;
   const std::size_t N = static_cast<std::size_t>(layout_.pointsPerBlock());
+  std::vector<std::uint8_t> newSolid(solid_.size());
+  if (!newSolid.empty()) solid_.copyTo(newSolid.data(), newSolid.size());
+  // The blocks held: b numbers them as this solver's state does (newSlots: its slots). The other
+  // solver's blocks in the copy: `place` (-1: not in it) and `slotOf` number them as the copy
+  // holds them.
+  const std::vector<std::int32_t> oldSlots = sourceSlots(oldLayout), &newSlots = slots_;
+  std::vector<std::int32_t> place(oldLayout.blocks.size(), -1), slotOf(oldLayout.blocks.size(), -1);
+  if (previous.blocks.empty()) {
+    for (std::size_t b = 0; b < place.size(); ++b) place[b] = static_cast<std::int32_t>(b);
+    slotOf = oldSlots;
+  } else {
+    std::int32_t slots = 0;
+    for (std::size_t n = 0; n < previous.blocks.size(); ++n) {
+      const std::size_t b = static_cast<std::size_t>(previous.blocks[n]);
+      place[b] = static_cast<std::int32_t>(n);
+      if (oldLayout.crossLevelSource[b]) slotOf[b] = slots++;
+    }
+  }
+  const std::size_t copied = previous.blocks.empty() ? oldLayout.blocks.size() : previous.blocks.size();
+  const std::size_t oldBlockValues = static_cast<std::size_t>(lbm::latticeQ(previous.settings.lattice)) * N;
+  for (int n = 0; n < 2; ++n)
+    if (old.post[n].size() != copied * oldBlockValues || (!oldSolid.empty() && oldSolid.size() != copied * N))
+      throw std::invalid_argument("adopt: the host copy's arrays do not fit its blocks");
+  const auto placed = [&](std::size_t from) {
+    if (place[from] < 0)
+      throw std::invalid_argument("adopt: the host copy lacks block " + std::to_string(from) + " of the other octree");
+    return static_cast<std::size_t>(place[from]);
+  };
 
   lbm::withLattice(settings_.lattice, [&](auto lattice) {
     using L = decltype(lattice);
@@ -531,10 +555,11 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
         const std::size_t from = static_cast<std::size_t>(adopted.covering);
         const int current = old.parity[static_cast<std::size_t>(block.level)];
         for (int which = 0; which < 2; ++which)
-          std::copy_n(old.post[which == 0 ? current : 1 - current].begin() + static_cast<std::ptrdiff_t>(from * blockValues),
+          std::copy_n(old.post[which == 0 ? current : 1 - current].begin() +
+                          static_cast<std::ptrdiff_t>(placed(from) * blockValues),
                       blockValues, post[which].begin() + static_cast<std::ptrdiff_t>(b * blockValues));
         if (newSlots[b] >= 0)
-          std::copy_n(old.pre[current].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(oldSlots[from]) * blockValues),
+          std::copy_n(old.pre[current].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slotOf[from]) * blockValues),
                       blockValues, pre.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(newSlots[b]) * blockValues));
         continue;
       }
@@ -543,14 +568,14 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
           for (int i = 0; i < B; ++i) {
             const std::size_t n = static_cast<std::size_t>(i + B * (j + B * k));
             AdoptTaps taps = adoptedPoint(previous.octree, oldLayout, block, adopted, i, j, k);
-            const std::size_t from = static_cast<std::size_t>(taps.block);
+            const std::size_t from = static_cast<std::size_t>(taps.block), held = placed(from);
             const int oldLevel = oldLayout.blocks[from].level;
             // A fluid point leaves the obstacle's points out (their state is never stepped).
             const bool fluid = newSolid.empty() || newSolid[b * N + n] == 0;
             double total = 0.0;
             int kept = 0;
             for (int t = 0; t < taps.count; ++t) {
-              const bool solid = !oldSolid.empty() && oldSolid[from * N + static_cast<std::size_t>(taps.point[t])] != 0;
+              const bool solid = !oldSolid.empty() && oldSolid[held * N + static_cast<std::size_t>(taps.point[t])] != 0;
               if (fluid && solid) continue;
               taps.point[kept] = taps.point[t];
               taps.weight[kept] = taps.weight[t];
@@ -579,7 +604,7 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
               for (int t = 0; t < taps.count; ++t)
                 for (int q = 0; q < L::Q; ++q)
                   f[q] += static_cast<float>(taps.weight[t] / total) *
-                          oldPost[(from * L::Q + static_cast<std::size_t>(q)) * N + static_cast<std::size_t>(taps.point[t])];
+                          oldPost[(held * L::Q + static_cast<std::size_t>(q)) * N + static_cast<std::size_t>(taps.point[t])];
               float rho = 1.0f;
               lbm::Vector3 u;
               if (taps.count > 0) lbm::moments<L>(f, lbm::Vector3{-was.x, -was.y, -was.z}, rho, u);
@@ -595,7 +620,7 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
                 const std::size_t slot = (static_cast<std::size_t>(newSlots[b]) * L::Q + static_cast<std::size_t>(q)) * N + n;
                 pre[slot] = lbm::equilibriumDeviation<L>(q, rho, shifted(now, -0.5f)) + preScale * nonEquilibrium;
                 // The other solver's pre-collision state where it keeps one for this very point.
-                const std::int64_t oldSlot = oldSlots[from];
+                const std::int64_t oldSlot = slotOf[from];
                 if (copied && oldSlot >= 0)
                   pre[slot] = old.pre[current][(static_cast<std::size_t>(oldSlot) * L::Q + static_cast<std::size_t>(q)) * N +
                                                static_cast<std::size_t>(taps.point[0])];

@@ -182,9 +182,10 @@ public:
   // levels, a point keeps the equilibrium of its density and velocity, and its non-equilibrium
   // part is rescaled as populations crossing levels are (AmrLbmStep.hpp, with each level's base
   // relaxation time: Smagorinsky's local one is not kept).
-  // `previous`: the state of every block of the other octree, the other solver's hostCopy() (or a
-  // run's over ranks, DistributedAmrLbm::hostCopy), taken before it is destroyed (no device memory
-  // for two solvers at once). A solver of a run of blocks sets the blocks it holds.
+  // `previous`: the state of the other octree's blocks, the other solver's hostCopy() (or a run's
+  // over ranks, DistributedAmrLbm::hostCopy, or hostCopyFor: the blocks this one reads alone),
+  // taken before it is destroyed (no device memory for two solvers at once). A solver of a run of
+  // blocks sets the blocks it holds. std::invalid_argument when a block it reads is not in it.
   void adopt(const AmrLbmHostCopy& previous);
 
   // A solver of every block only (std::logic_error otherwise).
@@ -261,6 +262,10 @@ struct AmrLbmHostCopy {
   BlockLayout layout;
   AmrLbmSnapshot snapshot;
   std::vector<std::uint8_t> solid;  // empty: no obstacle
+  // The blocks of `layout` it holds, in block order: snapshot.post a block each and solid a block
+  // each in that order, snapshot.pre a slot each for those of them other levels read
+  // (crossLevelSource); empty: every block (as one solver of the layout numbers them).
+  std::vector<std::int32_t> blocks;
 };
 
 // The per-backend, per-lattice kernels (AmrLbmCpu.cpp, AmrLbmCuda.cu).

@@ -547,39 +547,36 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
                       receiveCounts.data(), receiveStarts.data(), MPI_FLOAT, communicator_),
         "MPI_Alltoallv");
 
-  // The wanted blocks in their places of a host copy of every block, in one solver's numbering.
-  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), layout, {}, {}};
+  // The wanted blocks, in block order, in a host copy of them alone: records arrive rank after
+  // rank, each rank's in the order of `wanted`, and runs follow the block order.
+  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), layout, {}, {}, wanted};
   copy.settings.owned = {};
   copy.snapshot.step = held.step;
   copy.snapshot.parity = held.parity;
-  const std::int64_t slots = layout.crossLevelSources();
+  std::size_t slots = 0;
+  for (const std::int32_t block : wanted) slots += layout.crossLevelSource[static_cast<std::size_t>(block)] ? 1 : 0;
   for (int n = 0; n < 2; ++n) {
-    copy.snapshot.post[n].assign(static_cast<std::size_t>(perBlock) * layout.blocks.size(), 0.0f);
-    copy.snapshot.pre[n].assign(static_cast<std::size_t>(perBlock * slots), 0.0f);
+    copy.snapshot.post[n].resize(static_cast<std::size_t>(perBlock) * wanted.size());
+    copy.snapshot.pre[n].resize(static_cast<std::size_t>(perBlock) * slots);
   }
-  if (withSolid) copy.solid.assign(static_cast<std::size_t>(points) * layout.blocks.size(), 0);
-  const std::vector<std::int32_t> wholeSlots = amr::sourceSlots(layout);
-  // Records arrive rank after rank, each rank's in the order of `wanted` (block order).
-  std::size_t at = 0;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const amr::BlockRun theirs = amr::runOf(runStarts_, static_cast<int>(r));
-    for (const std::int32_t block : wanted) {
-      if (!theirs.holds(block)) continue;
-      const std::size_t b = static_cast<std::size_t>(block);
-      const auto take = [&](std::vector<float>& into, std::size_t place) {
-        std::copy_n(arrived.begin() + static_cast<std::ptrdiff_t>(at), perBlock,
-                    into.begin() + static_cast<std::ptrdiff_t>(place * static_cast<std::size_t>(perBlock)));
-        at += static_cast<std::size_t>(perBlock);
-      };
-      for (int n = 0; n < 2; ++n) take(copy.snapshot.post[n], b);
-      if (layout.crossLevelSource[b])
-        for (int n = 0; n < 2; ++n) take(copy.snapshot.pre[n], static_cast<std::size_t>(wholeSlots[b]));
-      if (withSolid) {
-        for (std::int64_t p = 0; p < points; ++p)
-          copy.solid[b * static_cast<std::size_t>(points) + static_cast<std::size_t>(p)] =
-              arrived[at + static_cast<std::size_t>(p)] != 0.0f ? 1 : 0;
-        at += static_cast<std::size_t>(points);
-      }
+  if (withSolid) copy.solid.resize(static_cast<std::size_t>(points) * wanted.size());
+  std::size_t at = 0, slot = 0;
+  for (std::size_t n = 0; n < wanted.size(); ++n) {
+    const auto take = [&](std::vector<float>& into, std::size_t place) {
+      std::copy_n(arrived.begin() + static_cast<std::ptrdiff_t>(at), perBlock,
+                  into.begin() + static_cast<std::ptrdiff_t>(place * static_cast<std::size_t>(perBlock)));
+      at += static_cast<std::size_t>(perBlock);
+    };
+    for (int parity = 0; parity < 2; ++parity) take(copy.snapshot.post[parity], n);
+    if (layout.crossLevelSource[static_cast<std::size_t>(wanted[n])]) {
+      for (int parity = 0; parity < 2; ++parity) take(copy.snapshot.pre[parity], slot);
+      ++slot;
+    }
+    if (withSolid) {
+      for (std::int64_t p = 0; p < points; ++p)
+        copy.solid[n * static_cast<std::size_t>(points) + static_cast<std::size_t>(p)] =
+            arrived[at + static_cast<std::size_t>(p)] != 0.0f ? 1 : 0;
+      at += static_cast<std::size_t>(points);
     }
   }
   return copy;

@@ -83,9 +83,9 @@ public:
   amr::AmrLbmSnapshot snapshot(int root = kEveryRank);
   amr::AmrLbmHostCopy hostCopy();
   // Collective, before a regrid to `next` (an octree of the same root blocks): a host copy of this
-  // solver (as hostCopy) in which each rank has only the blocks that its run of `next`'s blocks and
-  // their ghosts adopt (amr::adoptedBlocks; the others' values are zero), sent by the ranks that
-  // step them. A DistributedAmrLbm of `next` on the same ranks and settings takes it as `previous`
+  // solver (as hostCopy) of only the blocks that this rank's run of `next`'s blocks and their
+  // ghosts adopt (amr::adoptedBlocks; AmrLbmHostCopy::blocks lists them), sent by the ranks that
+  // step them: its size is that of those blocks, not of the octree. A DistributedAmrLbm of `next` on the same ranks and settings takes it as `previous`
   // and starts where one of the whole host copy would, bit for bit.
   amr::AmrLbmHostCopy hostCopyFor(const amr::Octree& next);
   // Collective. One value a block on every rank, in block order, from each rank's values of its

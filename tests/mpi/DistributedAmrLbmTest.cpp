@@ -264,7 +264,10 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   // What a run's regrid sends instead: each rank only the blocks its part of the finer octree
   // adopts, from the ranks stepping them.
   const AmrLbmHostCopy partial = restored.hostCopyFor(finer);
-  EXPECT_EQ(partial.solid.size(), one.solid.size());
+  ASSERT_FALSE(partial.blocks.empty());
+  EXPECT_TRUE(std::is_sorted(partial.blocks.begin(), partial.blocks.end()));
+  EXPECT_EQ(partial.solid.size(), partial.blocks.size() * static_cast<std::size_t>(one.layout.pointsPerBlock()));
+  EXPECT_EQ(partial.snapshot.post[0].size() / partial.blocks.size(), one.snapshot.post[0].size() / one.layout.blocks.size());
   parallel::DistributedAmrLbm adopted(MPI_COMM_WORLD, finer, settings, solid, &gathered);
   parallel::DistributedAmrLbm migrated(MPI_COMM_WORLD, finer, settings, solid, &partial);
   AmrLbm regridded(finer, settings, solid, one);
@@ -278,14 +281,26 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   expectSameMoments(adopted, regridded, "adopted, 3 steps on");
   expectSameMoments(migrated, regridded, "adopted from the blocks sent, 3 steps on");
   EXPECT_EQ(adopted.obstacleForce(), regridded.obstacleForce());
-  // Of 8 ranks' parts, each adopts a few of the 26 blocks: the others were not sent to it.
-  std::size_t blocksSent = 0;
+  // Of 8 ranks' parts, each adopts a few of the 26 blocks: the others were not sent to it, and each
+  // block sent is the whole copy's, bit for bit.
+  if (migrated.ranks() == 8) EXPECT_LT(partial.blocks.size(), one.layout.blocks.size());
   const std::size_t perBlock = one.snapshot.post[0].size() / one.layout.blocks.size();
-  for (std::size_t b = 0; b < one.layout.blocks.size(); ++b)
-    blocksSent += std::any_of(partial.snapshot.post[0].begin() + static_cast<std::ptrdiff_t>(b * perBlock),
-                              partial.snapshot.post[0].begin() + static_cast<std::ptrdiff_t>((b + 1) * perBlock),
-                              [](float f) { return f != 0.0f; });
-  if (migrated.ranks() == 8) EXPECT_LT(blocksSent, one.layout.blocks.size());
+  for (std::size_t n = 0; n < partial.blocks.size(); ++n)
+    for (int parity = 0; parity < 2; ++parity)
+      EXPECT_TRUE(std::equal(partial.snapshot.post[parity].begin() + static_cast<std::ptrdiff_t>(n * perBlock),
+                             partial.snapshot.post[parity].begin() + static_cast<std::ptrdiff_t>((n + 1) * perBlock),
+                             one.snapshot.post[parity].begin() +
+                                 static_cast<std::ptrdiff_t>(static_cast<std::size_t>(partial.blocks[n]) * perBlock)))
+          << "block " << partial.blocks[n] << ", parity " << parity;
+  // A copy that lacks a block the solver reads is refused.
+  AmrLbmHostCopy lacking = one;
+  lacking.blocks.assign(1, 0);
+  for (int parity = 0; parity < 2; ++parity) {
+    lacking.snapshot.post[parity].resize(perBlock);
+    lacking.snapshot.pre[parity].resize(one.layout.crossLevelSource[0] ? perBlock : 0);
+  }
+  lacking.solid.resize(one.solid.empty() ? 0 : static_cast<std::size_t>(one.layout.pointsPerBlock()));
+  EXPECT_THROW(AmrLbm(finer, settings, solid, lacking), std::invalid_argument);
 
   // And back to the coarser octree (fine blocks restricted), from the blocks sent.
   const AmrLbmHostCopy back = migrated.hostCopyFor(tree);
