@@ -285,15 +285,21 @@ void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& veloc
   exec::copyBytes(velocity.data(), moments + wanted, 3 * wanted * sizeof(float));
 }
 
-AmrLbmSnapshot AmrLbm::snapshot() const {
+AmrLbmSnapshot AmrLbm::snapshot(std::size_t blocks) const {
+  const std::size_t count = std::min(blocks, held_.blocks.size());
+  const std::size_t blockValues = static_cast<std::size_t>(lbm::latticeQ(settings_.lattice)) *
+                                  static_cast<std::size_t>(layout_.pointsPerBlock());
+  // Slots follow the block order: the first blocks' slots come first.
+  std::size_t slots = 0;
+  for (std::size_t b = 0; b < count; ++b) slots += slots_[b] >= 0 ? 1 : 0;
   AmrLbmSnapshot snapshot;
   snapshot.step = step_;
   snapshot.parity.assign(state_.parity, state_.parity + layout_.levels);
   for (int n = 0; n < 2; ++n) {
-    snapshot.post[n].resize(post_[n].size());
-    post_[n].copyTo(snapshot.post[n].data(), post_[n].size());
-    snapshot.pre[n].resize(pre_[n].size());
-    if (pre_[n].size()) pre_[n].copyTo(snapshot.pre[n].data(), pre_[n].size());
+    snapshot.post[n].resize(count * blockValues);
+    post_[n].copyTo(snapshot.post[n].data(), snapshot.post[n].size());
+    snapshot.pre[n].resize(slots * blockValues);
+    if (slots) pre_[n].copyTo(snapshot.pre[n].data(), snapshot.pre[n].size());
   }
   return snapshot;
 }

@@ -190,8 +190,9 @@ public:
 
   // A solver of every block only (std::logic_error otherwise).
   AmrLbmHostCopy hostCopy() const;
-  // The state of the blocks held (heldLayout() order: a solver of a run of blocks has its own first).
-  AmrLbmSnapshot snapshot() const;
+  // The state of the blocks held (heldLayout() order: a solver of a run of blocks has its own
+  // first), or of the first `blocks` of them (their pre-collision slots are the first slots).
+  AmrLbmSnapshot snapshot(std::size_t blocks = kEveryHeldBlock) const;
   // Sets the blocks held from a snapshot of every block of the same octree and lattice (one
   // solver's snapshot(), or a run's over ranks gathered: DistributedAmrLbm::snapshot): sizes
   // checked, std::invalid_argument.

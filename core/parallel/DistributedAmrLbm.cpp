@@ -442,7 +442,7 @@ std::vector<double> DistributedAmrLbm::gatherBlockValues(const std::vector<doubl
 }
 
 amr::AmrLbmSnapshot DistributedAmrLbm::snapshot(int root) {
-  const amr::AmrLbmSnapshot held = local_->snapshot();
+  const amr::AmrLbmSnapshot held = local_->snapshot(static_cast<std::size_t>(local_->ownedBlocks()));  // own blocks only
   const std::int64_t perBlock = lbm::latticeQ(local_->settings().lattice) * local_->layout().pointsPerBlock();
   amr::AmrLbmSnapshot whole;
   whole.step = held.step;
@@ -489,7 +489,7 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
   // A block's record: its post-collision state of both parities, then its pre-collision state of
   // both where it keeps one (crossLevelSource), then its obstacle points (as floats 0 and 1) where
   // any rank has some.
-  const amr::AmrLbmSnapshot held = local_->snapshot();
+  const amr::AmrLbmSnapshot held = local_->snapshot(static_cast<std::size_t>(local_->ownedBlocks()));  // own blocks only
   const std::int64_t perBlock = lbm::latticeQ(local_->settings().lattice) * layout.pointsPerBlock();
   const std::int64_t points = layout.pointsPerBlock();
   const std::uint8_t* solid = local_->workingSolid();
