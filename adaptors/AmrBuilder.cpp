@@ -78,13 +78,13 @@ struct Hierarchy {
   Index cells = 16;  // a block's cells a side
   std::vector<std::map<BlockIndex, CellBlock>> levels;
 
-  // From the blocks `made` lists (block indices), or every block when it is empty.
-  Hierarchy(const sim::BlockGrid& grid, const std::vector<PointArray>& arrays, const std::vector<Index>& made)
+  // From the blocks `from` lists (block indices), or every block when it is empty.
+  Hierarchy(const sim::BlockGrid& grid, const std::vector<PointArray>& arrays, const std::vector<Index>& from)
       : cells(grid.blockNodes - 1) {
     levels.resize(static_cast<std::size_t>(grid.levels));
-    const std::size_t count = made.empty() ? grid.blocks.size() : made.size();
+    const std::size_t count = from.empty() ? grid.blocks.size() : from.size();
     for (std::size_t n = 0; n < count; ++n) {
-      const std::size_t b = made.empty() ? n : static_cast<std::size_t>(made[n]);
+      const std::size_t b = from.empty() ? n : static_cast<std::size_t>(from[n]);
       const auto& block = grid.blocks[b];
       levels[static_cast<std::size_t>(block.level)][{block.origin[0] / cells, block.origin[1] / cells,
                                                      block.origin[2] / cells}] = cellsOfBlock(grid, b, arrays);

@@ -362,7 +362,9 @@ int runCase(const RunOptions& options) {
     const sim::BlockGrid* blocks = simulation->blockGrid();
     std::vector<adaptors::PointArray> blockArrays;
     if (blocks && (request.amr || fieldOutput)) {
-      const sim::BlockFieldSet& blockFields = simulation->fetchBlockFields(fieldNames);
+      // The other ranks' values only for their pieces of channel "amr"; the files are rank 0's.
+      const sim::BlockFieldSet& blockFields = simulation->fetchBlockFields(
+          fieldNames, request.amr ? sim::Simulation::BlockFieldsFor::EveryRank : sim::Simulation::BlockFieldsFor::RankZero);
       for (const auto& array : blockFields.arrays) blockArrays.push_back({array.name, array.values, array.components});
     }
     if (!root && !pieces) return;

@@ -529,15 +529,21 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
   } else {
     std::int32_t slots = 0;
     for (std::size_t n = 0; n < previous.blocks.size(); ++n) {
-      const std::size_t b = static_cast<std::size_t>(previous.blocks[n]);
+      const std::int32_t block = previous.blocks[n];
+      if (block < 0 || static_cast<std::size_t>(block) >= place.size() || (n > 0 && block <= previous.blocks[n - 1]))
+        throw std::invalid_argument("adopt: the host copy's blocks are not blocks of its octree in block order");
+      const std::size_t b = static_cast<std::size_t>(block);
       place[b] = static_cast<std::int32_t>(n);
       if (oldLayout.crossLevelSource[b]) slotOf[b] = slots++;
     }
   }
-  const std::size_t copied = previous.blocks.empty() ? oldLayout.blocks.size() : previous.blocks.size();
+  const std::size_t copiedBlocks = previous.blocks.empty() ? oldLayout.blocks.size() : previous.blocks.size();
+  std::size_t copiedSlots = 0;
+  for (const std::int32_t slot : slotOf) copiedSlots += slot >= 0 ? 1 : 0;
   const std::size_t oldBlockValues = static_cast<std::size_t>(lbm::latticeQ(previous.settings.lattice)) * N;
   for (int n = 0; n < 2; ++n)
-    if (old.post[n].size() != copied * oldBlockValues || (!oldSolid.empty() && oldSolid.size() != copied * N))
+    if (old.post[n].size() != copiedBlocks * oldBlockValues || old.pre[n].size() != copiedSlots * oldBlockValues ||
+        (!oldSolid.empty() && oldSolid.size() != copiedBlocks * N))
       throw std::invalid_argument("adopt: the host copy's arrays do not fit its blocks");
   const auto placed = [&](std::size_t from) {
     if (place[from] < 0)

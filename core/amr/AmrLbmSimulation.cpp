@@ -153,8 +153,8 @@ public:
   }
 
   const sim::BlockGrid* blockGrid() const override { return &blocks_; }
-  const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names) override {
-    fetchBlockMoments(blockDensity_, blockVelocity_);
+  const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names, BlockFieldsFor whom) override {
+    fetchBlockMoments(blockDensity_, blockVelocity_, whom);
     blockFields_ = {};
     blockFields_.solid = solidPoints_.empty() ? nullptr : solidPoints_.data();
     if (sim::asksFor(names, "density")) blockFields_.arrays.push_back({"density", 1, blockDensity_.data()});
@@ -442,11 +442,14 @@ private:
   }
 
   // Collective: density and velocity of the points of every block (host, block order) on rank 0,
-  // elsewhere of the blocks of blocks_.valuesHeld (the own run and the blocks around it).
-  void fetchBlockMoments(std::vector<float>& density, std::vector<float>& velocity) {
+  // elsewhere of the blocks of blocks_.valuesHeld (the own run and the blocks around it) for
+  // EveryRank, none for RankZero.
+  void fetchBlockMoments(std::vector<float>& density, std::vector<float>& velocity, BlockFieldsFor whom) {
 #if OCTOFLOW_HAVE_MPI
-    if (distributed_) return distributed_->fetchMomentsAround(density, velocity, 0);
+    if (distributed_ && whom == BlockFieldsFor::EveryRank) return distributed_->fetchMomentsAround(density, velocity, 0);
+    if (distributed_) return distributed_->fetchMoments(density, velocity, 0);
 #endif
+    (void)whom;
     solver_->fetchMoments(density, velocity);
   }
   static constexpr int kEveryRank = -1;  // gatherLevelZeroOverRanks to every rank

@@ -63,7 +63,7 @@ void FlowExtracts::moveTracers(int steps) {
   if (const sim::BlockGrid* grid = simulation_.blockGrid()) {
     // Over ranks every block's values gathered (collective), moved in on rank 0's host.
     const sim::BlockFieldSet& fields =
-        onSolver_ ? simulation_.workingBlockFields({"velocity"}) : simulation_.fetchBlockFields({"velocity"});
+        onSolver_ ? simulation_.workingBlockFields({"velocity"}) : simulation_.fetchBlockFields({"velocity"}, sim::Simulation::BlockFieldsFor::RankZero);
     if (!root_) return;
     const sim::BlockGrid& blocks = *grid;
     if (blocks.revision != blocksRevision_) describeBlocks(blocks);  // regridded

@@ -340,7 +340,7 @@ void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vec
     }
   MPI_Datatype block = MPI_DATATYPE_NULL;
   check(MPI_Type_contiguous(static_cast<int>(blockValues), MPI_FLOAT, &block), "MPI_Type_contiguous");
-  MPI_Type_commit(&block);
+  check(MPI_Type_commit(&block), "MPI_Type_commit");
   const int status = MPI_Alltoallv(outgoing.data(), sendCounts.data(), sendStarts.data(), block, incoming.data(),
                                    receiveCounts.data(), receiveStarts.data(), block, communicator_);
   MPI_Type_free(&block);
@@ -547,6 +547,8 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
                       receiveCounts.data(), receiveStarts.data(), MPI_FLOAT, communicator_),
         "MPI_Alltoallv");
 
+  // Every block of the next octree adopts some old block: an empty list would read as every block.
+  if (wanted.empty()) throw std::logic_error("DistributedAmrLbm::hostCopyFor: no block to adopt");
   // The wanted blocks, in block order, in a host copy of them alone: records arrive rank after
   // rank, each rank's in the order of `wanted`, and runs follow the block order.
   amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), layout, {}, {}, wanted};

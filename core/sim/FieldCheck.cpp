@@ -23,7 +23,7 @@ std::string FieldLimit::describe() const {
   return text;
 }
 
-const BlockFieldSet& Simulation::fetchBlockFields(const std::vector<std::string>&) {
+const BlockFieldSet& Simulation::fetchBlockFields(const std::vector<std::string>&, BlockFieldsFor) {
   throw Error("this solver has no blocks (fetchBlockFields called on a uniform grid)");
 }
 const BlockFieldSet& Simulation::workingBlockFields(const std::vector<std::string>&) {

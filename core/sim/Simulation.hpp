@@ -181,10 +181,12 @@ public:
   // Solvers with levels (octree AMR): the blocks, and host copies of the named fields on their
   // points with the obstacle mask (`solid`, host) (the uniform grid of extent() is then level 0, its
   // values taken from the finest block holding each node). Collective: rank 0 gets every block's
-  // values, another rank those of BlockGrid::valuesHeld (the others' are left unspecified). Null /
-  // never called for a uniform solver.
+  // values; with BlockFieldsFor::EveryRank each other rank gets those of BlockGrid::valuesHeld
+  // (for its pieces of distributed AMR data; the others' are left unspecified), with RankZero
+  // nothing (its arrays may be empty). Null / never called for a uniform solver.
+  enum class BlockFieldsFor { RankZero, EveryRank };
   virtual const BlockGrid* blockGrid() const { return nullptr; }
-  virtual const BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names);
+  virtual const BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names, BlockFieldsFor whom);
   // The same where the solver lives (device memory on CUDA), for work done there (tracers).
   virtual const BlockFieldSet& workingBlockFields(const std::vector<std::string>& names);
 

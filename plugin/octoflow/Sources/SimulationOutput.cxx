@@ -47,7 +47,7 @@ std::vector<std::string> selectedFields(vtkDataArraySelection* selection, const 
 void fillGridOutput(sim::Simulation& simulation, const std::vector<std::string>& names, vtkDataObject* output,
                     double time) {
   if (const sim::BlockGrid* blocks = simulation.blockGrid()) {
-    const sim::BlockFieldSet& fields = simulation.fetchBlockFields(names);
+    const sim::BlockFieldSet& fields = simulation.fetchBlockFields(names, sim::Simulation::BlockFieldsFor::RankZero);
     std::vector<adaptors::PointArray> arrays;
     for (const auto& array : fields.arrays) arrays.push_back({array.name, array.values, array.components});
     // The blocks own their arrays (values with ghost layers from the neighbours), so a shallow
