@@ -31,6 +31,7 @@
 #include "CatalystSupport.hpp"
 #include "TestSupport.hpp"
 #include "amr/BlockLinks.hpp"
+#include "amr/BlockShare.hpp"
 #include "amr/Octree.hpp"
 
 namespace octoflow::adaptors {
@@ -72,6 +73,7 @@ vtkIdType boundaryEdges(vtkDataObject* data, vtkIdType& triangles, double& area)
 // sphere of radius 9 about (16, 16, 16): the distance to the centre at every point of every block.
 struct SphereField {
   sim::BlockGrid grid;
+  amr::BlockLayout layout;
   std::vector<float> distance;
   static constexpr double kCentre = 15.3, kRadius = 9.0;
 
@@ -97,7 +99,7 @@ struct SphereField {
       }
       octree.refine(flagged);
     }
-    const amr::BlockLayout layout = amr::leafBlocks(octree);
+    layout = amr::leafBlocks(octree);
     grid.blockNodes = layout.blockNodes;
     grid.levels = layout.levels;
     for (int axis = 0; axis < 3; ++axis) grid.domainCells[axis] = 32;
@@ -143,6 +145,63 @@ TEST(AmrOutput, TheSphereContourAcrossThreeLevelsIsWatertight) {
   EXPECT_EQ(cracks, 0) << "boundary edges: cracks in the surface";
   const double sphere = 4.0 * kPi * SphereField::kRadius * SphereField::kRadius;
   EXPECT_NEAR(area, sphere, 0.02 * sphere);
+}
+
+// The cell values (ghost layers included) of the blocks of a rank's run, as a rank hands them to
+// Catalyst: `byBlock[level][index]`, empty where the block is not the run's.
+std::vector<std::vector<std::vector<float>>> runCells(const sim::BlockGrid& grid, const std::vector<float>& values) {
+  vtkSmartPointer<vtkNonOverlappingAMR> amr = makeNonOverlappingAmr(grid, {{"distance", values.data(), 1}}, true);
+  std::vector<std::vector<std::vector<float>>> cells(amr->GetNumberOfLevels());
+  for (unsigned level = 0; level < amr->GetNumberOfLevels(); ++level)
+    for (unsigned n = 0; n < amr->GetNumberOfDataSets(level); ++n) {
+      cells[level].emplace_back();
+      vtkUniformGrid* block = amr->GetDataSet(level, n);
+      if (!block) continue;
+      vtkDataArray* array = block->GetCellData()->GetArray("distance");
+      for (vtkIdType c = 0; c < array->GetNumberOfTuples(); ++c)
+        cells[level].back().push_back(static_cast<float>(array->GetComponent(c, 0)));
+    }
+  return cells;
+}
+
+// A rank over MPI ranks gets the values of its run and of the blocks around it alone
+// (amr::blocksAround, BlockGrid::valuesHeld): its blocks with their ghost layers are the same as
+// from every block's values, whatever the other blocks hold, with walls and periodic faces; from
+// its run's values alone they are not.
+TEST(AmrOutput, ARanksBlocksWithGhostLayersNeedOnlyTheBlocksAroundItsRun) {
+  SphereField field;
+  const std::size_t perBlock = static_cast<std::size_t>(field.layout.pointsPerBlock());
+  for (const bool periodic : {false, true}) {
+    SCOPED_TRACE(periodic ? "periodic" : "walls");
+    for (int axis = 0; axis < 3; ++axis) field.grid.periodic[axis] = periodic;
+    bool runAloneDiffers = false;
+    for (const int ranks : {2, 3, 5}) {
+      const std::vector<std::int32_t> starts = amr::balancedRuns(field.layout, ranks);
+      for (int rank = 0; rank < ranks; ++rank) {
+        const amr::BlockRun run = amr::runOf(starts, rank);
+        const std::vector<std::int32_t> around =
+            amr::blocksAround(field.layout, run, {2, 2, 2}, {periodic, periodic, periodic});
+        sim::BlockGrid grid = field.grid;
+        grid.ownFirst = run.first;
+        grid.ownEnd = run.end;
+        const auto cells = runCells(grid, field.distance);
+        // The blocks not listed hold a value far from any distance.
+        const auto poisoned = [&](const std::vector<Index>& held) {
+          std::vector<float> values(field.distance.size(), 1.0e6f);
+          for (const Index b : held)
+            std::copy_n(field.distance.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * perBlock),
+                        perBlock, values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * perBlock));
+          return values;
+        };
+        grid.valuesHeld.assign(around.begin(), around.end());
+        EXPECT_EQ(runCells(grid, poisoned(grid.valuesHeld)), cells) << ranks << " ranks, rank " << rank;
+        std::vector<Index> runOnly;
+        for (std::int32_t b = run.first; b < run.end; ++b) runOnly.push_back(b);
+        runAloneDiffers = runAloneDiffers || runCells(grid, poisoned(runOnly)) != cells;
+      }
+    }
+    EXPECT_TRUE(runAloneDiffers) << "the ghost layers never read a block beyond the run";
+  }
 }
 
 // A flow past a sphere on a 2-level octree as a user runs it: the .vthb series holds both levels
