@@ -278,11 +278,16 @@ void AmrLbm::gatherPoints(const std::int64_t* pointIndex, std::int64_t count, fl
 
 void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& velocity, std::size_t blocks) {
   const std::size_t wanted = std::min(blocks, held_.blocks.size()) * static_cast<std::size_t>(held_.pointsPerBlock());
-  const float* moments = workingMoments(blocks);
   density.resize(wanted);
   velocity.resize(3 * wanted);
-  exec::copyBytes(density.data(), moments, wanted * sizeof(float));
-  exec::copyBytes(velocity.data(), moments + wanted, 3 * wanted * sizeof(float));
+  copyMoments(density.data(), velocity.data(), blocks);
+}
+
+void AmrLbm::copyMoments(float* density, float* velocity, std::size_t blocks) {
+  const std::size_t wanted = std::min(blocks, held_.blocks.size()) * static_cast<std::size_t>(held_.pointsPerBlock());
+  const float* moments = workingMoments(blocks);
+  exec::copyBytes(density, moments, wanted * sizeof(float));
+  exec::copyBytes(velocity, moments + wanted, 3 * wanted * sizeof(float));
 }
 
 AmrLbmSnapshot AmrLbm::snapshot(std::size_t blocks) const {

@@ -141,6 +141,8 @@ public:
   // first): density and velocity (xyz).
   static constexpr std::size_t kEveryHeldBlock = static_cast<std::size_t>(-1);
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, std::size_t blocks = kEveryHeldBlock);
+  // The same into host arrays the caller holds, of room enough (a value, and three, a point).
+  void copyMoments(float* density, float* velocity, std::size_t blocks);
   // The fluid's mass: density times the volume of each point's dual cell in level-0 units
   // (h_L^3 with h_L = 2^-L, halved across each face a point shares with another block; walls lie
   // half a spacing beyond the last points). `density`: every point of every block, layout() order

@@ -310,13 +310,13 @@ void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vec
   blocksAround(root);
   const std::size_t points = static_cast<std::size_t>(local_->layout().pointsPerBlock());
   const std::size_t total = local_->layout().blocks.size() * points;
-  std::vector<float> ownDensity, ownVelocity;
-  fetchOwnMoments(ownDensity, ownVelocity);
   density.resize(total);
   velocity.resize(3 * total);
-  const std::size_t ownFirst = static_cast<std::size_t>(runStarts_[static_cast<std::size_t>(rank_)]);
-  std::copy(ownDensity.begin(), ownDensity.end(), density.begin() + static_cast<std::ptrdiff_t>(ownFirst * points));
-  std::copy(ownVelocity.begin(), ownVelocity.end(), velocity.begin() + static_cast<std::ptrdiff_t>(3 * ownFirst * points));
+  // The own blocks' moments straight into their places, and sent from there.
+  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
+  const std::size_t ownFirst = static_cast<std::size_t>(own.first);
+  local_->copyMoments(density.data() + ownFirst * points, velocity.data() + 3 * ownFirst * points,
+                      static_cast<std::size_t>(own.end - own.first));
   // A block travels as its densities then its velocities: one MPI element of 4 values a point.
   const std::size_t blockValues = 4 * points;
   std::vector<int> sendCounts(static_cast<std::size_t>(ranks_)), sendStarts(sendCounts.size()),
@@ -334,9 +334,9 @@ void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vec
   float* next = outgoing.data();
   for (const std::vector<std::int32_t>& blocks : around_.send)
     for (const std::int32_t b : blocks) {
-      const std::size_t local = static_cast<std::size_t>(b) - ownFirst;
-      next = std::copy_n(ownDensity.data() + local * points, points, next);
-      next = std::copy_n(ownVelocity.data() + 3 * local * points, 3 * points, next);
+      const std::size_t first = static_cast<std::size_t>(b) * points;
+      next = std::copy_n(density.data() + first, points, next);
+      next = std::copy_n(velocity.data() + 3 * first, 3 * points, next);
     }
   MPI_Datatype block = MPI_DATATYPE_NULL;
   check(MPI_Type_contiguous(static_cast<int>(blockValues), MPI_FLOAT, &block), "MPI_Type_contiguous");
