@@ -12,8 +12,7 @@
 #include <vtkNew.h>
 #include <vtkXMLImageDataWriter.h>
 #include <vtkXMLPolyDataWriter.h>
-#include <vtkXMLUniformGridAMRWriter.h>
-#include <vtkUniformGridAMR.h>
+#include <vtkUniformGrid.h>
 
 #include <vtkDataArray.h>
 #include <vtkPointData.h>
@@ -36,24 +35,20 @@ std::string XmlSeriesWriter::fileName(const std::string& name, Index step, const
 
 namespace {
 
-// One VTK XML file: appended raw binary, zlib, 64-bit headers; written under a temporary name and
-// renamed when complete. An AMR data set (.vthb) is a summary and a folder of blocks named after
-// it: written under its own name (the series lists it only once it is complete).
+// One VTK XML file of image data or polydata: appended raw binary, zlib, 64-bit headers; written
+// under a temporary name and renamed when complete. (AMR data, a summary and a folder of blocks,
+// is written block by block: XmlSeriesWriter::writeAmrBlocks.)
 void writeXml(vtkDataObject* data, const std::filesystem::path& path, const std::string& series) {
   vtkSmartPointer<vtkXMLWriter> writer;
-  bool atomic = true;
   if (vtkImageData::SafeDownCast(data)) {
     writer = vtkSmartPointer<vtkXMLImageDataWriter>::New();
   } else if (vtkPolyData::SafeDownCast(data)) {
     writer = vtkSmartPointer<vtkXMLPolyDataWriter>::New();
-  } else if (vtkUniformGridAMR::SafeDownCast(data)) {
-    writer = vtkSmartPointer<vtkXMLUniformGridAMRWriter>::New();
-    atomic = false;
   } else {
-    throw Error("the " + series + " series takes image data, polydata or AMR data, not " +
+    throw Error("the " + series + " series takes image data, polydata or non-overlapping AMR data, not " +
                 (data ? data->GetClassName() : "nothing"));
   }
-  const std::filesystem::path temporary = atomic ? temporaryPathFor(path) : path;
+  const std::filesystem::path temporary = temporaryPathFor(path);
   writer->SetInputDataObject(data);
   writer->SetFileName(temporary.c_str());
   writer->SetDataModeToAppended();
@@ -79,7 +74,6 @@ void writeXml(vtkDataObject* data, const std::filesystem::path& path, const std:
                                      : systemError != 0            ? std::strerror(systemError)
                                                                    : "the VTK writer failed");
   }
-  if (!atomic) return;
   std::error_code error;
   std::filesystem::rename(temporary, path, error);
   if (error) {
@@ -95,12 +89,55 @@ std::string extentText(const NodeBox& box) {
   return text.str();
 }
 
+void createFolder(const std::filesystem::path& folder) {
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) throw OutputError(folder.string(), error.message());
+}
+
 }  // namespace
 
+void XmlSeriesWriter::writeAmrBlocks(Index step, double time, vtkNonOverlappingAMR* amr, bool everyPlaceWritten,
+                                     bool summary) {
+  const std::string stem = fileName(name_, step, "vthb");
+  const std::string folder = stem.substr(0, stem.size() - 5);
+  createFolder(directory_ / folder);
+  // The summary as VTK's AMR writer makes it (vtkXMLUniformGridAMRReader reads it): a <Block> a
+  // level, a <DataSet> a place, with the file of its block.
+  std::ostringstream text;
+  text << "<VTKFile type=\"vtkNonOverlappingAMR\" version=\"1.1\" byte_order=\"LittleEndian\" header_type=\"UInt64\""
+       << " compressor=\"vtkZLibDataCompressor\">\n  <vtkNonOverlappingAMR>\n";
+  unsigned place = 0;
+  for (unsigned level = 0; level < amr->GetNumberOfLevels(); ++level) {
+    const unsigned places = amr->GetNumberOfDataSets(level);
+    text << "    <Block level=\"" << level << (places ? "\">\n" : "\"/>\n");
+    if (!places) continue;
+    for (unsigned index = 0; index < places; ++index, ++place) {
+      const std::string file = folder + "/" + folder + "_" + std::to_string(place) + ".vti";
+      vtkUniformGrid* block = amr->GetDataSet(level, index);
+      if (block) writeXml(block, directory_ / file, name_);
+      text << "      <DataSet index=\"" << index << "\"";
+      if (block || everyPlaceWritten) text << " file=\"" << file << "\"";
+      text << "/>\n";
+    }
+    text << "    </Block>\n";
+  }
+  text << "  </vtkNonOverlappingAMR>\n</VTKFile>\n";
+  if (summary) pendingSummaries_.push_back({time, stem, text.str()});
+}
+
+std::filesystem::path XmlSeriesWriter::writeAmrPiece(Index step, double time, vtkNonOverlappingAMR* piece, bool summary) {
+  writeAmrBlocks(step, time, piece, true, summary);
+  return directory_ / fileName(name_, step, "vthb");
+}
+
 std::filesystem::path XmlSeriesWriter::write(Index step, double time, vtkDataObject* data) {
-  const char* extension = vtkPolyData::SafeDownCast(data)         ? "vtp"
-                          : vtkUniformGridAMR::SafeDownCast(data) ? "vthb"
-                                                                  : "vti";
+  if (auto* amr = vtkNonOverlappingAMR::SafeDownCast(data)) {
+    writeAmrBlocks(step, time, amr, false, true);
+    publishPieces();
+    return directory_ / fileName(name_, step, "vthb");
+  }
+  const char* extension = vtkPolyData::SafeDownCast(data) ? "vtp" : "vti";
   const std::string file = fileName(name_, step, extension);
   const std::filesystem::path path = directory_ / file;
   writeXml(data, path, name_);
@@ -112,9 +149,7 @@ std::filesystem::path XmlSeriesWriter::writePiece(Index step, double time, vtkIm
                                                   const std::vector<NodeBox>& boxes, const Extent& whole) {
   const std::string stem = fileName(name_, step, "pvti");
   const std::string folder = stem.substr(0, stem.size() - 5);
-  std::error_code error;
-  std::filesystem::create_directories(directory_ / folder, error);
-  if (error) throw OutputError((directory_ / folder).string(), error.message());
+  createFolder(directory_ / folder);
   const auto pieceFile = [&](int r) { return folder + "/" + folder + "_" + std::to_string(r) + ".vti"; };
   writeXml(piece, directory_ / pieceFile(rank), name_);
   if (boxes.empty()) return directory_ / pieceFile(rank);

@@ -273,8 +273,9 @@ int runCase(const RunOptions& options) {
   // the solver goes on; the run waits for it before those arrays change.
   std::unique_ptr<adaptors::XmlSeriesWriter> fieldWriter, tracerWriter, surfaceWriter, blockWriter;
   if (root || pieces) fieldWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name);
-  // A solver with levels: its blocks beside level 0's grid, as <case>_amr_<step>.vthb.
-  if (root && simulation->blockGrid())
+  // A solver with levels: its blocks beside level 0's grid, as <case>_amr_<step>.vthb (under MPI
+  // each rank writes its blocks, rank 0 the summary).
+  if ((root || pieces) && simulation->blockGrid())
     blockWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, description.name + "_amr");
   if (root) {
     if (tracerSettings.enabled()) tracerWriter = std::make_unique<adaptors::XmlSeriesWriter>(outputDirectory, "tracers");
@@ -317,7 +318,10 @@ int runCase(const RunOptions& options) {
 #if OCTOFLOW_HAVE_MPI
     MPI_Barrier(MPI_COMM_WORLD);
 #endif
-    if (root) fieldWriter->publishPieces();
+    if (root) {
+      fieldWriter->publishPieces();
+      if (blockWriter) blockWriter->publishPieces();
+    }
     piecesPending = false;
   };
 #endif
@@ -357,14 +361,14 @@ int runCase(const RunOptions& options) {
     fields.box = pieces ? simulation->pieceBoxes()[static_cast<std::size_t>(simulation->rank())]
                         : NodeBox::of(description.extent);
     if (!needed.empty()) fields = pieces ? simulation->pieceFields(needed) : simulation->fetchFields(needed);
-    // The blocks of a solver with levels, for channel "amr" and the .vthb files (rank 0's). Over
-    // ranks fetching them is collective: every rank asks when any needs them.
+    // The blocks of a solver with levels, for channel "amr" and the .vthb files: over ranks each
+    // rank's piece, its run of blocks with the blocks around it (fetching them is collective:
+    // every rank asks when any needs them).
     const sim::BlockGrid* blocks = simulation->blockGrid();
     std::vector<adaptors::PointArray> blockArrays;
     if (blocks && (request.amr || fieldOutput)) {
-      // The other ranks' values only for their pieces of channel "amr"; the files are rank 0's.
-      const sim::BlockFieldSet& blockFields = simulation->fetchBlockFields(
-          fieldNames, request.amr ? sim::Simulation::BlockFieldsFor::EveryRank : sim::Simulation::BlockFieldsFor::RankZero);
+      const sim::BlockFieldSet& blockFields =
+          simulation->fetchBlockFields(fieldNames, sim::Simulation::BlockFieldsFor::Pieces);
       for (const auto& array : blockFields.arrays) blockArrays.push_back({array.name, array.values, array.components});
     }
     if (!root && !pieces) return;
@@ -398,8 +402,13 @@ int runCase(const RunOptions& options) {
         for (const auto& array : blockArrays)
           if (description.output.wants(array.name)) written.push_back(array);
         // A copy of the blocks: a solver that regrids changes them while the file is written.
-        background.post([&, step, written, grid = *blocks] {
-          blockWriter->write(step, simulation->timeOf(step), adaptors::makeNonOverlappingAmr(grid, written));
+        background.post([&, step, written, grid = *blocks, root] {
+          const double time = simulation->timeOf(step);
+          if (!pieces) {
+            blockWriter->write(step, time, adaptors::makeNonOverlappingAmr(grid, written));
+            return;
+          }
+          blockWriter->writeAmrPiece(step, time, adaptors::makeNonOverlappingAmr(grid, written, true), root);
         });
       }
     }

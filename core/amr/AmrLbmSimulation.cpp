@@ -351,8 +351,7 @@ private:
     if (distributed_) {
       blocks_.ownFirst = distributed_->runStarts()[static_cast<std::size_t>(rank())];
       blocks_.ownEnd = distributed_->runStarts()[static_cast<std::size_t>(rank()) + 1];
-      if (rank() != 0)
-        for (const std::int32_t b : distributed_->blocksAround(0)) blocks_.valuesHeld.push_back(b);
+      for (const std::int32_t b : distributed_->blocksAround()) blocks_.valuesHeld.push_back(b);
     }
 #endif
     for (const BlockPlacement& placement : layout.blocks) {
@@ -441,12 +440,12 @@ private:
     return *solver_;
   }
 
-  // Collective: density and velocity of the points of every block (host, block order) on rank 0,
-  // elsewhere of the blocks of blocks_.valuesHeld (the own run and the blocks around it) for
-  // EveryRank, none for RankZero.
+  // Collective: density and velocity of the points of blocks (host, block order): every block on
+  // rank 0 and none elsewhere for RankZero, each rank those of blocks_.valuesHeld (its run and the
+  // blocks around it) for Pieces.
   void fetchBlockMoments(std::vector<float>& density, std::vector<float>& velocity, BlockFieldsFor whom) {
 #if OCTOFLOW_HAVE_MPI
-    if (distributed_ && whom == BlockFieldsFor::EveryRank) return distributed_->fetchMomentsAround(density, velocity, 0);
+    if (distributed_ && whom == BlockFieldsFor::Pieces) return distributed_->fetchMomentsAround(density, velocity);
     if (distributed_) return distributed_->fetchMoments(density, velocity, 0);
 #endif
     (void)whom;

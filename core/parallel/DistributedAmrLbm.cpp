@@ -271,19 +271,13 @@ void DistributedAmrLbm::fetchOwnMoments(std::vector<float>& density, std::vector
   local_->fetchMoments(density, velocity, static_cast<std::size_t>(own.end - own.first));
 }
 
-const std::vector<std::int32_t>& DistributedAmrLbm::blocksAround(int root) {
-  if (root < 0 || root >= ranks_) throw std::invalid_argument("blocksAround: root " + std::to_string(root) + " is no rank");
-  if (around_.root == root) return around_.blocks;
+const std::vector<std::int32_t>& DistributedAmrLbm::blocksAround() {
+  if (around_.made) return around_.blocks;
   // Each rank works out every rank's blocks from the layout alone: what it sends is what the others
   // expect.
   const amr::BlockLayout& layout = local_->layout();
   const amr::Octree& octree = local_->octree();
   const auto readBy = [&](int rank) {
-    if (rank == root) {
-      std::vector<std::int32_t> every(layout.blocks.size());
-      for (std::size_t b = 0; b < every.size(); ++b) every[b] = static_cast<std::int32_t>(b);
-      return every;
-    }
     return amr::blocksAround(layout, amr::runOf(runStarts_, rank), octree.rootBlocks(), octree.periodic());
   };
   const auto steppedBy = [&](const std::vector<std::int32_t>& blocks, int rank) {
@@ -302,12 +296,12 @@ const std::vector<std::int32_t>& DistributedAmrLbm::blocksAround(int root) {
     around_.send[static_cast<std::size_t>(r)] = steppedBy(readBy(r), rank_);
     around_.receive[static_cast<std::size_t>(r)] = steppedBy(around_.blocks, r);
   }
-  around_.root = root;
+  around_.made = true;
   return around_.blocks;
 }
 
-void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vector<float>& velocity, int root) {
-  blocksAround(root);
+void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vector<float>& velocity) {
+  blocksAround();
   const std::size_t points = static_cast<std::size_t>(local_->layout().pointsPerBlock());
   const std::size_t total = local_->layout().blocks.size() * points;
   density.resize(total);

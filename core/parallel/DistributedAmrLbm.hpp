@@ -57,14 +57,14 @@ public:
   // only (as AmrLbm::fetchMoments of one solver of the whole octree; other ranks: empty).
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
   // Not collective. The blocks whose moments fetchMomentsAround gives this rank, in block order:
-  // every block on `root`, elsewhere the rank's run and the blocks around it (amr::blocksAround:
-  // what a picture of its blocks with a layer of ghost cells reads).
-  const std::vector<std::int32_t>& blocksAround(int root);
-  // Collective. Density and velocity of the blocks of blocksAround(root) into arrays of every
+  // the rank's run and the blocks around it (amr::blocksAround: what a picture of its blocks with a
+  // layer of ghost cells reads, as the rank's piece of a parallel file or of Catalyst's data).
+  const std::vector<std::int32_t>& blocksAround();
+  // Collective. Density and velocity of the blocks of blocksAround() into arrays of every
   // block's points (block order, as fetchMoments; the other blocks' values are left as they were,
   // zero where the arrays grow), bit for bit fetchMoments' there: each block is sent by the rank
   // that steps it to the ranks that read it, and only those.
-  void fetchMomentsAround(std::vector<float>& density, std::vector<float>& velocity, int root);
+  void fetchMomentsAround(std::vector<float>& density, std::vector<float>& velocity);
   // Points picked once and gathered often (a level-0 view: a small share of every block's points).
   // `setPickedPoints`: the points, whole-layout indices (block * points a block + the point's index
   // in its block), every rank the same list; not collective. `gatherPickedPoints` (collective): their
@@ -162,10 +162,10 @@ private:
     std::vector<float> ownValues, gathered;  // host
   };
   PickedPoints picked_;
-  // What fetchMomentsAround(root) moves: the blocks this rank gets, and the blocks it sends to and
-  // receives from each rank, in block order (made on the first call for a root).
+  // What fetchMomentsAround moves: the blocks this rank gets, and the blocks it sends to and
+  // receives from each rank, in block order (made on the first call; a layout has its own).
   struct BlocksAround {
-    int root = kEveryRank;
+    bool made = false;
     std::vector<std::int32_t> blocks;
     std::vector<std::vector<std::int32_t>> send, receive;  // [rank]
   };

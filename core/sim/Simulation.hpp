@@ -89,9 +89,9 @@ struct BlockGrid {
   // Over MPI ranks each hands its own to Catalyst (the others' places left empty, as distributed
   // AMR data is).
   Index ownFirst = 0, ownEnd = -1;
-  // The blocks whose values fetchBlockFields gives this rank, in block order: over MPI ranks, on a
-  // rank other than 0, its run and the blocks around it (those a layer of one cell of each own
-  // block's level around it reads: a picture of its blocks with ghost cells); empty: every block.
+  // The blocks whose values fetchBlockFields(..., Pieces) gives this rank, in block order: over MPI
+  // ranks its run and the blocks around it (those a layer of one cell of each own block's level
+  // around it reads: a picture of its blocks with ghost cells); empty: every block.
   std::vector<Index> valuesHeld;
   // Counts the changes of the blocks (a solver that regrids changes them in advance()): what is
   // made of them (tables, copies) is made again when it moves on.
@@ -180,11 +180,12 @@ public:
 
   // Solvers with levels (octree AMR): the blocks, and host copies of the named fields on their
   // points with the obstacle mask (`solid`, host) (the uniform grid of extent() is then level 0, its
-  // values taken from the finest block holding each node). Collective: rank 0 gets every block's
-  // values; with BlockFieldsFor::EveryRank each other rank gets those of BlockGrid::valuesHeld
-  // (for its pieces of distributed AMR data; the others' are left unspecified), with RankZero
-  // nothing (its arrays may be empty). Null / never called for a uniform solver.
-  enum class BlockFieldsFor { RankZero, EveryRank };
+  // values taken from the finest block holding each node). Collective. BlockFieldsFor::RankZero:
+  // rank 0 gets every block's values, the others nothing (their arrays may be empty); Pieces: each
+  // rank those of BlockGrid::valuesHeld, its run and the blocks around it (its piece of distributed
+  // AMR data, in files and for Catalyst; the other blocks' values are left unspecified). One rank:
+  // every block either way. Null / never called for a uniform solver.
+  enum class BlockFieldsFor { RankZero, Pieces };
   virtual const BlockGrid* blockGrid() const { return nullptr; }
   virtual const BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names, BlockFieldsFor whom);
   // The same where the solver lives (device memory on CUDA), for work done there (tracers).

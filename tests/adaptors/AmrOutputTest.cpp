@@ -23,13 +23,17 @@
 
 #include <vtkXMLMultiBlockDataReader.h>
 #include <vtkXMLUniformGridAMRReader.h>
+#include <vtkXMLUniformGridAMRWriter.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 
 #include "AmrBuilder.hpp"
 #include "CatalystSupport.hpp"
 #include "TestSupport.hpp"
+#include "XmlSeriesWriter.hpp"
 #include "amr/BlockLinks.hpp"
 #include "amr/BlockShare.hpp"
 #include "amr/Octree.hpp"
@@ -202,6 +206,89 @@ TEST(AmrOutput, ARanksBlocksWithGhostLayersNeedOnlyTheBlocksAroundItsRun) {
     }
     EXPECT_TRUE(runAloneDiffers) << "the ghost layers never read a block beyond the run";
   }
+}
+
+std::string fileBytes(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+// Every file under `folder` (relative path -> bytes).
+std::map<std::string, std::string> filesUnder(const fs::path& folder) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(folder))
+    if (entry.is_regular_file()) files[fs::relative(entry.path(), folder).string()] = fileBytes(entry.path());
+  return files;
+}
+
+// The .vthb files over MPI ranks: each rank writes its blocks, rank 0 the summary once all have
+// (XmlSeriesWriter::writeAmrPiece, publishPieces). Three ranks' pieces, from the values of their
+// blocks around alone, make the same bytes as one process, and those are the bytes of VTK's own
+// AMR writer (its summary and its block files), which ParaView reads back.
+TEST(AmrOutput, RanksWritingTheirBlocksMakeTheFilesOfOneProcessAndOfVtksWriter) {
+  SphereField field;
+  const fs::path directory = fs::temp_directory_path() / "octoflow_AmrOutput_pieces";
+  fs::remove_all(directory);
+  // Each writer its own data (a writer leaves ranges cached in the arrays it wrote).
+  fs::create_directories(directory / "vtk");
+  vtkNew<vtkXMLUniformGridAMRWriter> vtkWriter;
+  vtkWriter->SetInputData(makeNonOverlappingAmr(field.grid, field.arrays()));
+  vtkWriter->SetFileName((directory / "vtk" / "sphere_00000007.vthb").c_str());
+  vtkWriter->SetDataModeToAppended();
+  vtkWriter->EncodeAppendedDataOff();
+  vtkWriter->SetCompressorTypeToZLib();
+  vtkWriter->SetHeaderTypeToUInt64();
+  ASSERT_EQ(vtkWriter->Write(), 1);
+
+  XmlSeriesWriter oneProcess(directory / "one", "sphere");
+  fs::create_directories(directory / "one");
+  const vtkSmartPointer<vtkNonOverlappingAMR> whole = makeNonOverlappingAmr(field.grid, field.arrays());
+  oneProcess.write(7, 0.5, whole);
+
+  const int ranks = 3;
+  const std::vector<std::int32_t> starts = amr::balancedRuns(field.layout, ranks);
+  const std::size_t perBlock = static_cast<std::size_t>(field.layout.pointsPerBlock());
+  fs::create_directories(directory / "three");
+  std::vector<XmlSeriesWriter> writers;  // one a rank
+  for (int rank = 0; rank < ranks; ++rank) writers.emplace_back(directory / "three", "sphere");
+  for (int rank = 0; rank < ranks; ++rank) {
+    const amr::BlockRun run = amr::runOf(starts, rank);
+    sim::BlockGrid grid = field.grid;
+    grid.ownFirst = run.first;
+    grid.ownEnd = run.end;
+    // The rank's values: its blocks around; the others' places hold what no block does.
+    std::vector<float> held(field.distance.size(), 1.0e6f);
+    for (const std::int32_t b : amr::blocksAround(field.layout, run, {2, 2, 2}, {false, false, false})) {
+      grid.valuesHeld.push_back(b);
+      std::copy_n(field.distance.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * perBlock), perBlock,
+                  held.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * perBlock));
+    }
+    writers[static_cast<std::size_t>(rank)].writeAmrPiece(7, 0.5, makeNonOverlappingAmr(grid, {{"distance", held.data(), 1}}, true),
+                                                          rank == 0);
+  }
+  // Until rank 0 publishes, no summary and no series: a reader never meets missing blocks.
+  EXPECT_FALSE(fs::exists(directory / "three" / "sphere_00000007.vthb"));
+  EXPECT_FALSE(fs::exists(directory / "three" / "sphere.pvd"));
+  writers[0].publishPieces();
+
+  const std::map<std::string, std::string> expected = filesUnder(directory / "vtk");
+  ASSERT_EQ(expected.size(), field.grid.blocks.size() + 1);
+  std::map<std::string, std::string> written = filesUnder(directory / "one");
+  EXPECT_EQ(written.erase("sphere.pvd"), 1u);
+  EXPECT_TRUE(written == expected) << "one process: not VTK's files";
+  std::map<std::string, std::string> pieces = filesUnder(directory / "three");
+  EXPECT_EQ(pieces["sphere.pvd"], fileBytes(directory / "one" / "sphere.pvd"));
+  pieces.erase("sphere.pvd");
+  EXPECT_TRUE(pieces == expected) << "three ranks' pieces: not one process's files";
+
+  vtkNew<vtkXMLUniformGridAMRReader> reader;
+  reader->SetFileName((directory / "three" / "sphere_00000007.vthb").c_str());
+  reader->Update();
+  auto* read = vtkUniformGridAMR::SafeDownCast(reader->GetOutputDataObject(0));
+  ASSERT_NE(read, nullptr);
+  ASSERT_EQ(read->GetNumberOfLevels(), whole->GetNumberOfLevels());
+  for (unsigned level = 0; level < whole->GetNumberOfLevels(); ++level)
+    EXPECT_EQ(read->GetNumberOfDataSets(level), whole->GetNumberOfDataSets(level)) << "level " << level;
 }
 
 // A flow past a sphere on a 2-level octree as a user runs it: the .vthb series holds both levels
