@@ -25,9 +25,10 @@ struct CellBlock {
 
 using BlockIndex = std::array<Index, 3>;  // origin / cells a side, at the block's level
 
-CellBlock cellsOfBlock(const sim::BlockGrid& grid, std::size_t block, const std::vector<PointArray>& arrays) {
+// The cells of the block whose points come `slot`-th in `arrays`.
+CellBlock cellsOfBlock(const sim::BlockGrid& grid, std::size_t slot, const std::vector<PointArray>& arrays) {
   const Index B = grid.blockNodes, C = B - 1;
-  const std::size_t firstPoint = block * static_cast<std::size_t>(grid.pointsPerBlock());
+  const std::size_t firstPoint = slot * static_cast<std::size_t>(grid.pointsPerBlock());
   CellBlock cells;
   for (const PointArray& array : arrays) {
     const int components = array.components;
@@ -78,7 +79,8 @@ struct Hierarchy {
   Index cells = 16;  // a block's cells a side
   std::vector<std::map<BlockIndex, CellBlock>> levels;
 
-  // From the blocks `from` lists (block indices), or every block when it is empty.
+  // From the blocks `from` lists (block indices; `arrays` hold their points alone, in that order),
+  // or every block when it is empty.
   Hierarchy(const sim::BlockGrid& grid, const std::vector<PointArray>& arrays, const std::vector<Index>& from)
       : cells(grid.blockNodes - 1) {
     levels.resize(static_cast<std::size_t>(grid.levels));
@@ -87,7 +89,7 @@ struct Hierarchy {
       const std::size_t b = from.empty() ? n : static_cast<std::size_t>(from[n]);
       const auto& block = grid.blocks[b];
       levels[static_cast<std::size_t>(block.level)][{block.origin[0] / cells, block.origin[1] / cells,
-                                                     block.origin[2] / cells}] = cellsOfBlock(grid, b, arrays);
+                                                     block.origin[2] / cells}] = cellsOfBlock(grid, n, arrays);
     }
     for (int level = grid.levels - 1; level > 0; --level)
       for (const auto& [index, blockCells] : levels[static_cast<std::size_t>(level)]) {
@@ -201,7 +203,8 @@ vtkSmartPointer<vtkNonOverlappingAMR> makeNonOverlappingAmr(const sim::BlockGrid
                                                             const std::vector<PointArray>& givenArrays, bool ownOnly) {
   checkGrid(grid);
   const std::vector<PointArray> arrays = present(givenArrays);
-  // A rank's pieces read its own blocks and the cells around them alone (BlockGrid::valuesHeld).
+  // A rank's pieces: the values of its own blocks and of the blocks around them alone
+  // (BlockGrid::valuesHeld).
   const Hierarchy hierarchy(grid, arrays, ownOnly ? grid.valuesHeld : std::vector<Index>{});
   std::vector<int> perLevel(static_cast<std::size_t>(grid.levels), 0);
   for (const auto& block : grid.blocks) ++perLevel[static_cast<std::size_t>(block.level)];

@@ -19,8 +19,9 @@ namespace octoflow::adaptors {
 // Contour then runs vtkAMRDualContour on the cell arrays and the surface has no cracks between
 // levels. `arrays` hold values of every point of every block (block after block, x fastest;
 // sim::BlockFieldSet). With `ownOnly` (over MPI ranks: a rank's piece, for Catalyst and the .vthb
-// files) only the blocks of the rank's run (grid.ownFirst, ownEnd) get their data; the others'
-// places stay empty, and only the blocks of grid.valuesHeld (all when empty) are read.
+// files) only the blocks of the rank's run (grid.ownFirst, ownEnd) get their data, the others'
+// places stay empty, and `arrays` hold the points of the blocks of grid.valuesHeld alone, in its
+// order (every block's when it is empty).
 //
 // (A vtkOverlappingAMR with blanked parents is what VTK's AMR model suggests for files, but
 // ParaView 5.11's Contour of its cell data reads past the blocks' arrays: tens of thousands of

@@ -156,7 +156,8 @@ public:
   const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names, BlockFieldsFor whom) override {
     fetchBlockMoments(blockDensity_, blockVelocity_, whom);
     blockFields_ = {};
-    blockFields_.solid = solidPoints_.empty() ? nullptr : solidPoints_.data();
+    const bool piece = !blocks_.valuesHeld.empty() && whom == BlockFieldsFor::Pieces;
+    blockFields_.solid = solidPoints_.empty() || piece ? nullptr : solidPoints_.data();
     if (sim::asksFor(names, "density")) blockFields_.arrays.push_back({"density", 1, blockDensity_.data()});
     if (sim::asksFor(names, "velocity")) blockFields_.arrays.push_back({"velocity", 3, blockVelocity_.data()});
     return blockFields_;
@@ -441,8 +442,8 @@ private:
   }
 
   // Collective: density and velocity of the points of blocks (host, block order): every block on
-  // rank 0 and none elsewhere for RankZero, each rank those of blocks_.valuesHeld (its run and the
-  // blocks around it) for Pieces.
+  // rank 0 and none elsewhere for RankZero, each rank those of blocks_.valuesHeld alone (its run
+  // and the blocks around it) for Pieces.
   void fetchBlockMoments(std::vector<float>& density, std::vector<float>& velocity, BlockFieldsFor whom) {
 #if OCTOFLOW_HAVE_MPI
     if (distributed_ && whom == BlockFieldsFor::Pieces) return distributed_->fetchMomentsAround(density, velocity);

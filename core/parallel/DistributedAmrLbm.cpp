@@ -301,15 +301,19 @@ const std::vector<std::int32_t>& DistributedAmrLbm::blocksAround() {
 }
 
 void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vector<float>& velocity) {
-  blocksAround();
+  const std::vector<std::int32_t>& held = blocksAround();
   const std::size_t points = static_cast<std::size_t>(local_->layout().pointsPerBlock());
-  const std::size_t total = local_->layout().blocks.size() * points;
+  const std::size_t total = held.size() * points;
   density.resize(total);
   velocity.resize(3 * total);
-  // The own blocks' moments straight into their places, and sent from there.
+  // A held block's place in the arrays (`held` is in block order).
+  const auto firstPointOf = [&](std::int32_t block) {
+    return static_cast<std::size_t>(std::lower_bound(held.begin(), held.end(), block) - held.begin()) * points;
+  };
+  // The own blocks' moments (a run of `held`) straight into their places, and sent from there.
   const amr::BlockRun own = amr::runOf(runStarts_, rank_);
-  const std::size_t ownFirst = static_cast<std::size_t>(own.first);
-  local_->copyMoments(density.data() + ownFirst * points, velocity.data() + 3 * ownFirst * points,
+  const std::size_t ownFirst = firstPointOf(own.first);
+  local_->copyMoments(density.data() + ownFirst, velocity.data() + 3 * ownFirst,
                       static_cast<std::size_t>(own.end - own.first));
   // A block travels as its densities then its velocities: one MPI element of 4 values a point.
   const std::size_t blockValues = 4 * points;
@@ -328,7 +332,7 @@ void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vec
   float* next = outgoing.data();
   for (const std::vector<std::int32_t>& blocks : around_.send)
     for (const std::int32_t b : blocks) {
-      const std::size_t first = static_cast<std::size_t>(b) * points;
+      const std::size_t first = ownFirst + static_cast<std::size_t>(b - own.first) * points;
       next = std::copy_n(density.data() + first, points, next);
       next = std::copy_n(velocity.data() + 3 * first, 3 * points, next);
     }
@@ -342,7 +346,7 @@ void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vec
   const float* arrived = incoming.data();
   for (const std::vector<std::int32_t>& blocks : around_.receive)
     for (const std::int32_t b : blocks) {
-      const std::size_t first = static_cast<std::size_t>(b) * points;
+      const std::size_t first = firstPointOf(b);
       std::copy_n(arrived, points, density.data() + first);
       std::copy_n(arrived + points, 3 * points, velocity.data() + 3 * first);
       arrived += blockValues;

@@ -60,10 +60,9 @@ public:
   // the rank's run and the blocks around it (amr::blocksAround: what a picture of its blocks with a
   // layer of ghost cells reads, as the rank's piece of a parallel file or of Catalyst's data).
   const std::vector<std::int32_t>& blocksAround();
-  // Collective. Density and velocity of the blocks of blocksAround() into arrays of every
-  // block's points (block order, as fetchMoments; the other blocks' values are left as they were,
-  // zero where the arrays grow), bit for bit fetchMoments' there: each block is sent by the rank
-  // that steps it to the ranks that read it, and only those.
+  // Collective. Density and velocity of the points of the blocks of blocksAround(), those blocks
+  // alone in its order (block after block, as fetchMoments), bit for bit fetchMoments' values of
+  // them: each block is sent by the rank that steps it to the ranks that read it, and only those.
   void fetchMomentsAround(std::vector<float>& density, std::vector<float>& velocity);
   // Points picked once and gathered often (a level-0 view: a small share of every block's points).
   // `setPickedPoints`: the points, whole-layout indices (block * points a block + the point's index

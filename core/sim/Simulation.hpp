@@ -99,11 +99,13 @@ struct BlockGrid {
   Index pointsPerBlock() const { return static_cast<Index>(blockNodes) * blockNodes * blockNodes; }
 };
 
-// Named arrays over the points of every block of a BlockGrid (block after block, x fastest in a
-// block), held by the solver: valid until its next call.
+// Named arrays over the points of the blocks of a BlockGrid (block after block, x fastest in a
+// block), held by the solver: valid until its next call. Every block's, or for a rank's piece over
+// MPI ranks (fetchBlockFields(..., Pieces)) those of BlockGrid::valuesHeld alone, in its order.
 struct BlockFieldSet {
   std::vector<FieldSet::Array> arrays;
-  const std::uint8_t* solid = nullptr;  // a byte a point, 1 inside an obstacle (null: none)
+  // A byte a point of every block, 1 inside an obstacle (null: none, or the arrays are a piece).
+  const std::uint8_t* solid = nullptr;
   const float* values(const std::string& name) const {
     for (const FieldSet::Array& array : arrays)
       if (array.name == name) return array.values;
@@ -182,9 +184,9 @@ public:
   // points with the obstacle mask (`solid`, host) (the uniform grid of extent() is then level 0, its
   // values taken from the finest block holding each node). Collective. BlockFieldsFor::RankZero:
   // rank 0 gets every block's values, the others nothing (their arrays may be empty); Pieces: each
-  // rank those of BlockGrid::valuesHeld, its run and the blocks around it (its piece of distributed
-  // AMR data, in files and for Catalyst; the other blocks' values are left unspecified). One rank:
-  // every block either way. Null / never called for a uniform solver.
+  // rank those of BlockGrid::valuesHeld, its run and the blocks around it, and only those in its
+  // arrays (its piece of distributed AMR data, in files and for Catalyst). One rank: every block
+  // either way. Null / never called for a uniform solver.
   enum class BlockFieldsFor { RankZero, Pieces };
   virtual const BlockGrid* blockGrid() const { return nullptr; }
   virtual const BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names, BlockFieldsFor whom);

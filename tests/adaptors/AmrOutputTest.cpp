@@ -19,6 +19,7 @@
 #include <vtkUnsignedCharArray.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include <vtkXMLMultiBlockDataReader.h>
@@ -124,6 +125,18 @@ struct SphereField {
     }
   }
   std::vector<PointArray> arrays() const { return {{"distance", distance.data(), 1}}; }
+  // A rank's piece of the values (sim::BlockFieldSet): those of the blocks `held` lists alone, in
+  // its order; a block outside [trueFirst, trueEnd) holds a value far from any distance instead.
+  std::vector<float> piece(const std::vector<Index>& held, Index trueFirst = 0,
+                           Index trueEnd = std::numeric_limits<Index>::max()) const {
+    const std::size_t perBlock = static_cast<std::size_t>(layout.pointsPerBlock());
+    std::vector<float> values(held.size() * perBlock, 1.0e6f);
+    for (std::size_t n = 0; n < held.size(); ++n)
+      if (held[n] >= trueFirst && held[n] < trueEnd)
+        std::copy_n(distance.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(held[n]) * perBlock), perBlock,
+                    values.begin() + static_cast<std::ptrdiff_t>(n * perBlock));
+    return values;
+  }
 };
 
 TEST(AmrOutput, TheSphereContourAcrossThreeLevelsIsWatertight) {
@@ -170,11 +183,10 @@ std::vector<std::vector<std::vector<float>>> runCells(const sim::BlockGrid& grid
 
 // A rank over MPI ranks gets the values of its run and of the blocks around it alone
 // (amr::blocksAround, BlockGrid::valuesHeld): its blocks with their ghost layers are the same as
-// from every block's values, whatever the other blocks hold, with walls and periodic faces; from
-// its run's values alone they are not.
+// from every block's values, with walls and periodic faces; from its run's values alone they are
+// not.
 TEST(AmrOutput, ARanksBlocksWithGhostLayersNeedOnlyTheBlocksAroundItsRun) {
   SphereField field;
-  const std::size_t perBlock = static_cast<std::size_t>(field.layout.pointsPerBlock());
   for (const bool periodic : {false, true}) {
     SCOPED_TRACE(periodic ? "periodic" : "walls");
     for (int axis = 0; axis < 3; ++axis) field.grid.periodic[axis] = periodic;
@@ -189,19 +201,9 @@ TEST(AmrOutput, ARanksBlocksWithGhostLayersNeedOnlyTheBlocksAroundItsRun) {
         grid.ownFirst = run.first;
         grid.ownEnd = run.end;
         const auto cells = runCells(grid, field.distance);
-        // The blocks not listed hold a value far from any distance.
-        const auto poisoned = [&](const std::vector<Index>& held) {
-          std::vector<float> values(field.distance.size(), 1.0e6f);
-          for (const Index b : held)
-            std::copy_n(field.distance.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * perBlock),
-                        perBlock, values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * perBlock));
-          return values;
-        };
         grid.valuesHeld.assign(around.begin(), around.end());
-        EXPECT_EQ(runCells(grid, poisoned(grid.valuesHeld)), cells) << ranks << " ranks, rank " << rank;
-        std::vector<Index> runOnly;
-        for (std::int32_t b = run.first; b < run.end; ++b) runOnly.push_back(b);
-        runAloneDiffers = runAloneDiffers || runCells(grid, poisoned(runOnly)) != cells;
+        EXPECT_EQ(runCells(grid, field.piece(grid.valuesHeld)), cells) << ranks << " ranks, rank " << rank;
+        runAloneDiffers = runAloneDiffers || runCells(grid, field.piece(grid.valuesHeld, run.first, run.end)) != cells;
       }
     }
     EXPECT_TRUE(runAloneDiffers) << "the ghost layers never read a block beyond the run";
@@ -247,7 +249,6 @@ TEST(AmrOutput, RanksWritingTheirBlocksMakeTheFilesOfOneProcessAndOfVtksWriter) 
 
   const int ranks = 3;
   const std::vector<std::int32_t> starts = amr::balancedRuns(field.layout, ranks);
-  const std::size_t perBlock = static_cast<std::size_t>(field.layout.pointsPerBlock());
   fs::create_directories(directory / "three");
   std::vector<XmlSeriesWriter> writers;  // one a rank
   for (int rank = 0; rank < ranks; ++rank) writers.emplace_back(directory / "three", "sphere");
@@ -256,13 +257,10 @@ TEST(AmrOutput, RanksWritingTheirBlocksMakeTheFilesOfOneProcessAndOfVtksWriter) 
     sim::BlockGrid grid = field.grid;
     grid.ownFirst = run.first;
     grid.ownEnd = run.end;
-    // The rank's values: its blocks around; the others' places hold what no block does.
-    std::vector<float> held(field.distance.size(), 1.0e6f);
-    for (const std::int32_t b : amr::blocksAround(field.layout, run, {2, 2, 2}, {false, false, false})) {
+    // The rank's values: those of its blocks around alone.
+    for (const std::int32_t b : amr::blocksAround(field.layout, run, {2, 2, 2}, {false, false, false}))
       grid.valuesHeld.push_back(b);
-      std::copy_n(field.distance.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * perBlock), perBlock,
-                  held.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * perBlock));
-    }
+    const std::vector<float> held = field.piece(grid.valuesHeld);
     writers[static_cast<std::size_t>(rank)].writeAmrPiece(7, 0.5, makeNonOverlappingAmr(grid, {{"distance", held.data(), 1}}, true),
                                                           rank == 0);
   }
