@@ -1,8 +1,9 @@
 #pragma once
 // Offline output of one series: <directory>/<name>_<step:08d>.vti for a uniform grid (under MPI
-// .pvti and a folder of pieces), .vtp for polydata (surfaces, tracers), .vthb for AMR data
-// (a summary and a folder of blocks of the same name; under MPI each rank writes its blocks) — VTK XML, appended raw
-// binary, zlib-compressed — and <directory>/<name>.pvd listing them with their times.
+// .pvti and a folder of pieces), .vtp for polydata (surfaces, tracers), .vthb for AMR data (a
+// summary and a folder of blocks of the same name; under MPI each rank writes its blocks) — VTK
+// XML, appended raw binary, zlib-compressed — and <directory>/<name>.pvd listing them with their
+// times.
 #include <filesystem>
 #include <string>
 #include <vector>
