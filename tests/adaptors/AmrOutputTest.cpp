@@ -28,7 +28,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 
 #include "AmrBuilder.hpp"
@@ -210,16 +209,11 @@ TEST(AmrOutput, ARanksBlocksWithGhostLayersNeedOnlyTheBlocksAroundItsRun) {
   }
 }
 
-std::string fileBytes(const fs::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
-
 // Every file under `folder` (relative path -> bytes).
 std::map<std::string, std::string> filesUnder(const fs::path& folder) {
   std::map<std::string, std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(folder))
-    if (entry.is_regular_file()) files[fs::relative(entry.path(), folder).string()] = fileBytes(entry.path());
+    if (entry.is_regular_file()) files[fs::relative(entry.path(), folder).string()] = testing::fileContents(entry.path());
   return files;
 }
 
@@ -275,7 +269,7 @@ TEST(AmrOutput, RanksWritingTheirBlocksMakeTheFilesOfOneProcessAndOfVtksWriter) 
   EXPECT_EQ(written.erase("sphere.pvd"), 1u);
   EXPECT_TRUE(written == expected) << "one process: not VTK's files";
   std::map<std::string, std::string> pieces = filesUnder(directory / "three");
-  EXPECT_EQ(pieces["sphere.pvd"], fileBytes(directory / "one" / "sphere.pvd"));
+  EXPECT_EQ(pieces["sphere.pvd"], testing::fileContents(directory / "one" / "sphere.pvd"));
   pieces.erase("sphere.pvd");
   EXPECT_TRUE(pieces == expected) << "three ranks' pieces: not one process's files";
 
