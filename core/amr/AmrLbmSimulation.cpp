@@ -2,8 +2,9 @@
 // (parallel/DistributedAmrLbm: each rank steps a run of blocks; results bit-identical to one rank).
 // Its uniform grid is level 0: every level-0 node takes the values of the finest block holding it
 // (node-centred blocks: every level-0 node is a point of each block around it), gathered where the
-// solver lives (over ranks: each rank sends the nodes its own blocks hold, gathered, then cut
-// into pieces for ParaView), so the watchdog, isosurfaces, tracers and .vti files work on it unchanged. The blocks
+// solver lives (over ranks: each rank sends the nodes its own blocks hold to the ranks whose
+// pieces of level 0 take them, or to rank 0), so the watchdog, isosurfaces, tracers and .vti files
+// work on it unchanged. The blocks
 // themselves (blockGrid, fetchBlockFields) go to the `amr` Catalyst channel and the .vthb files.
 // Checkpoints hold every block's state in one solver's numbering, whatever the ranks that wrote
 // them: they restart on any number of ranks; a regrid gathers the state and every rank takes its
@@ -109,18 +110,16 @@ public:
   }
   const sim::FieldSet& pieceFields(const std::vector<std::string>& names) override {
     if (ranks() == 1) return fetchFields(names);
-    gatherLevelZeroOverRanks(scratchDensity_, scratchVelocity_);
-    const NodeBox box = pieceBoxes()[static_cast<std::size_t>(rank())];
-    cutPiece(scratchDensity_, 1, box, pieceDensity_);
-    cutPiece(scratchVelocity_, 3, box, pieceVelocity_);
+    gatherLevelZeroPiece(pieceDensity_, pieceVelocity_);
     fields_ = {};
-    fields_.box = fields_.owned = box;
+    fields_.box = fields_.owned = pieceBoxes()[static_cast<std::size_t>(rank())];
     if (sim::asksFor(names, "density")) fields_.arrays.push_back({"density", 1, pieceDensity_.data()});
     if (sim::asksFor(names, "velocity")) fields_.arrays.push_back({"velocity", 3, pieceVelocity_.data()});
     return fields_;
   }
   // Over ranks, level 0 in pieces as the uniform solvers cut their grids (parallel/Decomposition):
-  // every rank holds all of it, so any cut would do; this one gives ParaView pieces it knows.
+  // each node is sent by the rank stepping its block, so any cut would do; this one gives ParaView
+  // pieces it knows.
   std::vector<NodeBox> pieceBoxes() const override {
     std::vector<NodeBox> boxes;
 #if OCTOFLOW_HAVE_MPI
@@ -132,16 +131,17 @@ public:
     boxes.push_back(NodeBox::of(extent()));
     return boxes;
   }
-  // Over ranks: the whole level 0 on every rank, this rank's piece owned (the watchdog looks there).
+  // Over ranks: this rank's piece of level 0 (box), its owned nodes (the watchdog looks there).
   const sim::FieldSet& workingFields(const std::vector<std::string>& names) override {
     fields_ = {};
     fields_.box = fields_.owned = NodeBox::of(extent());
     if (ranks() > 1) {
-      gatherLevelZeroOverRanks(scratchDensity_, scratchVelocity_);
+      gatherLevelZeroPiece(scratchDensity_, scratchVelocity_);
       viewDensity_.copyFrom(scratchDensity_.data(), scratchDensity_.size());
       viewVelocity_.copyFrom(scratchVelocity_.data(), scratchVelocity_.size());
 #if OCTOFLOW_HAVE_MPI
       const parallel::Piece piece = levelZeroPiece(rank());
+      fields_.box = pieceBoxes()[static_cast<std::size_t>(rank())];
       fields_.owned = NodeBox{{piece.lo[0], piece.lo[1], piece.lo[2]}, Extent{piece.owned(0), piece.owned(1), piece.owned(2)}};
 #endif
     } else {
@@ -396,7 +396,19 @@ private:
     viewSource_ = exec::Buffer<std::int64_t>(space, nodes);
     viewSource_.copyFrom(source.data(), nodes);
 #if OCTOFLOW_HAVE_MPI
-    if (distributed_) distributed_->setPickedPoints(source);
+    if (distributed_) {
+      // Each rank's piece of level 0, its nodes in the piece's order (x fastest).
+      std::vector<std::vector<std::int64_t>> pieces;
+      for (const NodeBox& box : pieceBoxes()) {
+        std::vector<std::int64_t>& piece = pieces.emplace_back();
+        piece.reserve(static_cast<std::size_t>(box.cellCount()));
+        for (Index k = 0; k < box.size.nz; ++k)
+          for (Index j = 0; j < box.size.ny; ++j)
+            for (Index i = 0; i < box.size.nx; ++i)
+              piece.push_back(static_cast<std::int64_t>(grid.linear(box.lo[0] + i, box.lo[1] + j, box.lo[2] + k)));
+      }
+      distributed_->setPickedPoints(source, pieces);
+    }
 #endif
     viewDensity_ = exec::Buffer<float>(space, nodes);
     viewVelocity_ = exec::Buffer<float>(space, 3 * nodes);
@@ -452,7 +464,6 @@ private:
     (void)whom;
     solver_->fetchMoments(density, velocity);
   }
-  static constexpr int kEveryRank = -1;  // gatherLevelZeroOverRanks to every rank
   // Collective: every block's state on rank 0 (elsewhere no populations).
   AmrLbmSnapshot snapshotOnRankZero() {
 #if OCTOFLOW_HAVE_MPI
@@ -467,13 +478,23 @@ private:
     return solver_->obstacleForce();
   }
 
-  // Over ranks (collective): level 0 on the host of every rank (or of `root` alone: elsewhere the
-  // arrays are left as they are), each rank sending its own blocks' values of it.
-  void gatherLevelZeroOverRanks(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank) {
+  // Over ranks (collective): level 0 on the host of `root` (elsewhere the arrays are left as they
+  // are), each rank sending its own blocks' values of it.
+  void gatherLevelZeroOverRanks(std::vector<float>& density, std::vector<float>& velocity, int root) {
 #if OCTOFLOW_HAVE_MPI
     distributed_->gatherPickedPoints(density, velocity, root);
 #else
     (void)density, (void)velocity, (void)root;
+    throw std::logic_error("level 0 over ranks in a build without MPI");
+#endif
+  }
+  // Over ranks (collective): this rank's piece of level 0 (pieceBoxes(), x fastest) on its host,
+  // each node sent by the rank stepping its block.
+  void gatherLevelZeroPiece(std::vector<float>& density, std::vector<float>& velocity) {
+#if OCTOFLOW_HAVE_MPI
+    distributed_->gatherPickedPiece(density, velocity);
+#else
+    (void)density, (void)velocity;
     throw std::logic_error("level 0 over ranks in a build without MPI");
 #endif
   }
@@ -484,17 +505,6 @@ private:
     return parallel::makePiece(extent(), 0u, dims, coords);
   }
 #endif
-  // The nodes of `box` of a level-0 array (`components` values a node).
-  void cutPiece(const std::vector<float>& whole, int components, const NodeBox& box, std::vector<float>& piece) const {
-    const Extent& grid = extent();
-    piece.resize(static_cast<std::size_t>(box.cellCount() * components));
-    for (Index k = 0; k < box.size.nz; ++k)
-      for (Index j = 0; j < box.size.ny; ++j) {
-        const float* row = whole.data() + grid.linear(box.lo[0], box.lo[1] + j, box.lo[2] + k) * components;
-        std::copy_n(row, box.size.nx * components, piece.data() + box.size.linear(0, j, k) * components);
-      }
-  }
-
   const io::CaseDescription& description_;
   const AmrLbmCase& case_;
 #if OCTOFLOW_HAVE_MPI
@@ -510,8 +520,8 @@ private:
   exec::Buffer<std::int64_t> viewSource_;  // level-0 node -> point (block order)
   exec::Buffer<float> viewDensity_, viewVelocity_;
   std::vector<float> hostDensity_, hostVelocity_;
-  // Over ranks: level 0 gathered, this rank's piece of it (the writer may still be writing the last
-  // piece and block fields while the watchdog gathers).
+  // Over ranks: this rank's piece of level 0, for the watchdog and for the writer (which may still
+  // be writing the last piece and block fields while the watchdog gathers).
   std::vector<float> scratchDensity_, scratchVelocity_, pieceDensity_, pieceVelocity_;
   std::vector<float> blockDensity_, blockVelocity_;
   std::vector<std::uint8_t> solidNodes_;

@@ -353,19 +353,28 @@ void DistributedAmrLbm::fetchMomentsAround(std::vector<float>& density, std::vec
     }
 }
 
-void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points) {
+void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points,
+                                        const std::vector<std::vector<std::int64_t>>& pieces) {
   const std::int64_t perBlock = local_->layout().pointsPerBlock();
   const std::int64_t total = static_cast<std::int64_t>(local_->layout().blocks.size()) * perBlock;
   if (points.size() > static_cast<std::size_t>(INT_MAX / 4))
     throw std::invalid_argument("octree LBM over MPI ranks: over 2^31 / 4 picked points");
-  // Each point's rank: the one whose run holds its block (runs in rank order, by block).
+  if (!pieces.empty() && pieces.size() != static_cast<std::size_t>(ranks_))
+    throw std::invalid_argument("octree LBM over MPI ranks: picked pieces for " + std::to_string(pieces.size()) +
+                                " ranks, not " + std::to_string(ranks_));
+  // Each point's rank: the one whose run holds its block (runs in rank order, by block), and its
+  // index among that rank's points.
   std::vector<std::vector<std::int64_t>> byRank(static_cast<std::size_t>(ranks_));
+  std::vector<int> rankOf(points.size());
+  std::vector<std::int64_t> indexInRank(points.size());
   for (std::size_t n = 0; n < points.size(); ++n) {
     if (points[n] < 0 || points[n] >= total)
       throw std::invalid_argument("octree LBM over MPI ranks: picked point " + std::to_string(points[n]) +
                                   " is not one of the blocks' " + std::to_string(total));
     const std::int32_t block = static_cast<std::int32_t>(points[n] / perBlock);
     const auto rank = std::upper_bound(runStarts_.begin(), runStarts_.end(), block) - runStarts_.begin() - 1;
+    rankOf[n] = static_cast<int>(rank);
+    indexInRank[n] = static_cast<std::int64_t>(byRank[static_cast<std::size_t>(rank)].size());
     byRank[static_cast<std::size_t>(rank)].push_back(static_cast<std::int64_t>(n));
   }
   picked_ = {};
@@ -375,6 +384,27 @@ void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points)
     picked_.counts[r] = static_cast<int>(byRank[r].size());
     picked_.starts[r] = static_cast<int>(picked_.listPosition.size());
     picked_.listPosition.insert(picked_.listPosition.end(), byRank[r].begin(), byRank[r].end());
+  }
+  // The pieces: this rank sends each rank the values of its own points that the piece lists, in
+  // the piece's order, and takes from each rank its values of the rank's own piece in the same.
+  if (!pieces.empty()) {
+    picked_.pieces = true;
+    picked_.pieceSends.resize(static_cast<std::size_t>(ranks_));
+    picked_.pieceReceives.resize(static_cast<std::size_t>(ranks_));
+    for (std::size_t r = 0; r < pieces.size(); ++r) {
+      if (pieces[r].size() > static_cast<std::size_t>(INT_MAX / 4))
+        throw std::invalid_argument("octree LBM over MPI ranks: a piece of over 2^31 / 4 picked points");
+      for (std::size_t k = 0; k < pieces[r].size(); ++k) {
+        const std::int64_t position = pieces[r][k];
+        if (position < 0 || position >= static_cast<std::int64_t>(points.size()))
+          throw std::invalid_argument("octree LBM over MPI ranks: piece " + std::to_string(r) + " takes position " +
+                                      std::to_string(position) + " of " + std::to_string(points.size()) + " picked points");
+        const std::size_t n = static_cast<std::size_t>(position);
+        if (rankOf[n] == rank_) picked_.pieceSends[r].push_back(indexInRank[n]);
+        if (static_cast<int>(r) == rank_) picked_.pieceReceives[static_cast<std::size_t>(rankOf[n])].push_back(static_cast<std::int64_t>(k));
+      }
+    }
+    picked_.pieceLength = pieces[static_cast<std::size_t>(rank_)].size();
   }
   // Own blocks come first in this rank's numbering.
   const std::vector<std::int64_t>& mine = byRank[static_cast<std::size_t>(rank_)];
@@ -387,10 +417,10 @@ void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points)
   picked_.values = exec::Buffer<float>(space, 4 * own.size());
 }
 
-void DistributedAmrLbm::gatherPickedPoints(std::vector<float>& density, std::vector<float>& velocity, int root) {
-  if (picked_.counts.empty()) throw std::logic_error("gatherPickedPoints before setPickedPoints");
-  // A rank sends its points' densities then their velocities, one array: one copy to the host and
-  // one collective. Only the own blocks' moments are computed (the picked points lie in them).
+void DistributedAmrLbm::fetchOwnPickedValues() {
+  if (picked_.counts.empty()) throw std::logic_error("picked points gathered before setPickedPoints");
+  // Densities then velocities, one array: one copy to the host. Only the own blocks' moments are
+  // computed (the picked points lie in them).
   const std::size_t mine = picked_.own.size();
   const amr::BlockRun own = amr::runOf(runStarts_, rank_);
   if (mine)
@@ -398,6 +428,53 @@ void DistributedAmrLbm::gatherPickedPoints(std::vector<float>& density, std::vec
                          picked_.values.data() + mine, static_cast<std::size_t>(own.end - own.first));
   picked_.ownValues.resize(4 * mine);
   picked_.values.copyTo(picked_.ownValues.data(), 4 * mine);
+}
+
+void DistributedAmrLbm::gatherPickedPiece(std::vector<float>& density, std::vector<float>& velocity) {
+  if (!picked_.pieces) throw std::logic_error("gatherPickedPiece before setPickedPoints with pieces");
+  fetchOwnPickedValues();
+  const std::size_t mine = picked_.own.size();
+  // A point travels as its density and velocity, 4 values.
+  std::vector<int> sendCounts(static_cast<std::size_t>(ranks_)), sendStarts(sendCounts.size()),
+      receiveCounts(sendCounts.size()), receiveStarts(sendCounts.size());
+  std::size_t sent = 0, received = 0;
+  for (std::size_t r = 0; r < sendCounts.size(); ++r) {
+    sendStarts[r] = static_cast<int>(4 * sent);
+    sendCounts[r] = static_cast<int>(4 * picked_.pieceSends[r].size());
+    sent += picked_.pieceSends[r].size();
+    receiveStarts[r] = static_cast<int>(4 * received);
+    receiveCounts[r] = static_cast<int>(4 * picked_.pieceReceives[r].size());
+    received += picked_.pieceReceives[r].size();
+  }
+  if (4 * sent > static_cast<std::size_t>(INT_MAX))
+    throw Error("octree LBM over MPI ranks: the pieces take over 2^31 values from one rank; use more ranks");
+  std::vector<float> outgoing(4 * sent), incoming(4 * received);
+  float* next = outgoing.data();
+  for (const std::vector<std::int64_t>& slots : picked_.pieceSends)
+    for (const std::int64_t slot : slots) {
+      const std::size_t k = static_cast<std::size_t>(slot);
+      *next++ = picked_.ownValues[k];
+      next = std::copy_n(picked_.ownValues.data() + mine + 3 * k, 3, next);
+    }
+  check(MPI_Alltoallv(outgoing.data(), sendCounts.data(), sendStarts.data(), MPI_FLOAT, incoming.data(),
+                      receiveCounts.data(), receiveStarts.data(), MPI_FLOAT, communicator_),
+        "MPI_Alltoallv");
+  density.resize(picked_.pieceLength);
+  velocity.resize(3 * picked_.pieceLength);
+  const float* arrived = incoming.data();
+  for (const std::vector<std::int64_t>& places : picked_.pieceReceives)
+    for (const std::int64_t place : places) {
+      const std::size_t k = static_cast<std::size_t>(place);
+      density[k] = *arrived++;
+      std::copy_n(arrived, 3, velocity.data() + 3 * k);
+      arrived += 3;
+    }
+}
+
+void DistributedAmrLbm::gatherPickedPoints(std::vector<float>& density, std::vector<float>& velocity, int root) {
+  // Each rank sends its points' densities then their velocities: one collective.
+  fetchOwnPickedValues();
+  const std::size_t mine = picked_.own.size();
   const bool receives = root == kEveryRank || rank_ == root;
   const std::size_t count = picked_.listPosition.size();
   picked_.gathered.resize(receives ? 4 * count : 0);
@@ -453,7 +530,7 @@ amr::AmrLbmSnapshot DistributedAmrLbm::snapshot(int root) {
 }
 
 amr::AmrLbmHostCopy DistributedAmrLbm::hostCopy() {
-  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), local_->layout(), snapshot(kEveryRank), {}};
+  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), local_->layout(), snapshot(kEveryRank), {}, {}};
   copy.settings.owned = {};
   // A solver holding no obstacle point keeps no mask: the others' may still have some.
   const std::uint8_t* solid = local_->workingSolid();

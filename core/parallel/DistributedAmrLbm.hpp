@@ -69,9 +69,13 @@ public:
   // in its block), every rank the same list; not collective. `gatherPickedPoints` (collective): their
   // density and velocity (xyz) in the list's order on every rank or on `root` only (elsewhere left
   // as they are), each rank sending the values of its own run's points alone, taken where the
-  // solver lives: the values of fetchMoments at those points, bit for bit.
-  void setPickedPoints(const std::vector<std::int64_t>& points);
+  // solver lives: the values of fetchMoments at those points, bit for bit. `pieces` (optional, the
+  // same on every rank): for each rank, the positions in `points` of the values its piece takes,
+  // in the piece's order (a position may be in several pieces); `gatherPickedPiece` (collective)
+  // gives this rank those alone, each sent straight from the rank stepping its point.
+  void setPickedPoints(const std::vector<std::int64_t>& points, const std::vector<std::vector<std::int64_t>>& pieces = {});
   void gatherPickedPoints(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
+  void gatherPickedPiece(std::vector<float>& density, std::vector<float>& velocity);
   // Not collective. Density and velocity of this rank's own run of blocks, in block order (the
   // first of the blocks it holds, AmrLbm::heldLayout; its ghosts left out).
   void fetchOwnMoments(std::vector<float>& density, std::vector<float>& velocity);
@@ -152,15 +156,22 @@ private:
   // The picked points (setPickedPoints): this rank's own ones (indices among its held points) and
   // their densities then velocities where the solver lives and on the host; every rank's count of
   // them and its first in the list by rank; the list's positions in rank order (where each gathered
-  // value goes); the gathered values (each rank's densities then velocities, rank order).
+  // value goes); the gathered values (each rank's densities then velocities, rank order). For the
+  // pieces: the own points (indices among them) each rank's piece takes, in its order, and where
+  // the values from each rank go in this rank's piece; the piece's length.
   struct PickedPoints {
     exec::Buffer<std::int64_t> own;
     exec::Buffer<float> values;
     std::vector<int> counts, starts;
     std::vector<std::int64_t> listPosition;
     std::vector<float> ownValues, gathered;  // host
+    std::vector<std::vector<std::int64_t>> pieceSends, pieceReceives;  // [rank]
+    std::size_t pieceLength = 0;
+    bool pieces = false;
   };
   PickedPoints picked_;
+  // The own picked points' densities then velocities into picked_.ownValues (host).
+  void fetchOwnPickedValues();
   // What fetchMomentsAround moves: the blocks this rank gets, and the blocks it sends to and
   // receives from each rank, in block order (made on the first call; a layout has its own).
   struct BlocksAround {

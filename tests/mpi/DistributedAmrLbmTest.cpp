@@ -95,12 +95,39 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps, con
     EXPECT_EQ(firstDifference(pickedDensity, expectedPickedDensity), picked.size());
     EXPECT_EQ(firstDifference(pickedVelocity, expectedPickedVelocity), expectedPickedVelocity.size());
   }
+  // Pieces of the picked points: each rank takes every ranks-th position from its own rank's, last
+  // first, and all take the first (a position in several pieces): its values alone, as gathered.
+  std::vector<std::vector<std::int64_t>> pieces(static_cast<std::size_t>(distributed.ranks()));
+  for (int r = 0; r < distributed.ranks(); ++r) {
+    for (std::int64_t n = static_cast<std::int64_t>(picked.size()) - 1; n >= 0; --n)
+      if (n % distributed.ranks() == r) pieces[static_cast<std::size_t>(r)].push_back(n);
+    pieces[static_cast<std::size_t>(r)].push_back(0);
+  }
+  distributed.setPickedPoints(picked, pieces);
+  std::vector<float> pieceDensity{-1.0f}, pieceVelocity;
+  distributed.gatherPickedPiece(pieceDensity, pieceVelocity);
+  const std::vector<std::int64_t>& myPiece = pieces[static_cast<std::size_t>(distributed.rank())];
+  ASSERT_EQ(pieceDensity.size(), myPiece.size());
+  ASSERT_EQ(pieceVelocity.size(), 3 * myPiece.size());
+  for (std::size_t k = 0; k < myPiece.size(); ++k) {
+    const std::size_t p = static_cast<std::size_t>(picked[static_cast<std::size_t>(myPiece[k])]);
+    EXPECT_EQ(pieceDensity[k], density[p]) << "piece value " << k << " of rank " << distributed.rank();
+    for (int axis = 0; axis < 3; ++axis)
+      EXPECT_EQ(pieceVelocity[3 * k + static_cast<std::size_t>(axis)], velocity[3 * p + static_cast<std::size_t>(axis)])
+          << "piece value " << k << " of rank " << distributed.rank();
+  }
+  pieces.push_back({0});
+  EXPECT_THROW(distributed.setPickedPoints(picked, pieces), std::invalid_argument) << "a piece a rank";
+  pieces.pop_back();
+  pieces.back().push_back(static_cast<std::int64_t>(picked.size()));
+  EXPECT_THROW(distributed.setPickedPoints(picked, pieces), std::invalid_argument) << "a position past the list";
   // Points of rank 0's blocks alone: the other ranks send none.
   const std::int64_t rankZeroPoints = static_cast<std::int64_t>(distributed.runStarts()[1]) * layout.pointsPerBlock();
   distributed.setPickedPoints({rankZeroPoints - 1, 0});
   std::vector<float> rankZeroDensity, rankZeroVelocity;
   distributed.gatherPickedPoints(rankZeroDensity, rankZeroVelocity);
   EXPECT_EQ(rankZeroDensity, (std::vector<float>{density[static_cast<std::size_t>(rankZeroPoints - 1)], density[0]}));
+  EXPECT_THROW(distributed.gatherPickedPiece(rankZeroDensity, rankZeroVelocity), std::logic_error) << "no pieces set";
   EXPECT_THROW(distributed.setPickedPoints({static_cast<std::int64_t>(density.size())}), std::invalid_argument);
 
   // The blocks around each rank's run, those alone in its arrays, sent by the ranks stepping them:
