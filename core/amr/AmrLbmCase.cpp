@@ -6,6 +6,7 @@
 
 #include "amr/BlockLinks.hpp"
 #include "common/Error.hpp"
+#include "common/Format.hpp"
 #include "geometry/Obstacle.hpp"
 #include "io/CaseFile.hpp"
 #include "io/CaseReader.hpp"
@@ -80,14 +81,15 @@ std::vector<std::uint8_t> solidPointsOf(const CaseReader* reader, const AmrLbmCa
   return mask;
 }
 
-// [amr] regrid = "none" | "vorticity" | a field's name, regrid_threshold, regrid_every.
+// [amr] regrid = "none" | "vorticity" | a field's name, regrid_threshold, regrid_coarsen_below,
+// regrid_every.
 void readRegrid(const CaseReader& reader, const toml::table& table, AmrLbmCase& result) {
   std::vector<std::string> choices = {"none", "vorticity"};
   for (const sim::FieldInfo& field : result.flow.fields()) choices.push_back(field.name);
   const std::string regrid = reader.choice(&table, "amr", "regrid", choices);
   RegridSettings& settings = result.regrid;
   if (regrid == "none") {
-    for (const char* key : {"regrid_threshold", "regrid_every"})
+    for (const char* key : {"regrid_threshold", "regrid_coarsen_below", "regrid_every"})
       if (table.get(key)) reader.fail(std::string("amr.") + key, "only a regrid criterion (amr.regrid) takes it");
     return;
   }
@@ -99,6 +101,14 @@ void readRegrid(const CaseReader& reader, const toml::table& table, AmrLbmCase& 
                                             (regrid == "vorticity" ? "|curl u| h, lattice units: try 0.01" : "the field's value") + ")");
   settings.threshold = settings.criterion == RegridCriterion::Vorticity ? reader.positive(*threshold, "amr.regrid_threshold")
                                                                         : reader.number(*threshold, "amr.regrid_threshold");
+  if (const toml::node* below = table.get("regrid_coarsen_below")) {
+    const double value = reader.number(*below, "amr.regrid_coarsen_below");
+    if (!(value <= settings.threshold))
+      reader.fail("amr.regrid_coarsen_below", "expected at most regrid_threshold (" + shortNumber(settings.threshold) +
+                                                  "), got " + shortNumber(value) +
+                                                  ": leaves between the two would be refined and merged at every regrid");
+    settings.coarsenBelow = value;
+  }
   if (const toml::node* every = table.get("regrid_every")) {
     settings.every = reader.integer(*every, "amr.regrid_every");
     if (settings.every < 1) reader.fail("amr.regrid_every", "expected a positive number of level-0 steps, got " + std::to_string(settings.every));
@@ -111,7 +121,8 @@ void readAmrTable(const CaseReader& reader, AmrLbmCase& result) {
   const toml::table empty;
   if (!table) table = &empty;
   reader.checkKeys(*table, "amr",
-                   {"max_level", "leaf_cells", "refine", "refine_distance", "kernel", "regrid", "regrid_threshold", "regrid_every"});
+                   {"max_level", "leaf_cells", "refine", "refine_distance", "kernel", "regrid", "regrid_threshold", "regrid_coarsen_below",
+                    "regrid_every"});
   if (const toml::node* level = table->get("max_level")) {
     const Index value = reader.integer(*level, "amr.max_level");
     if (value < 0 || value > kDeepestLevel)
@@ -190,8 +201,10 @@ std::string AmrLbmCase::describe() const {
                 amrKernelName(kernel));
   std::string result = text;
   if (regrid.enabled()) {
-    std::snprintf(text, sizeof text, "; regrid every %lld steps to level %d where %s > %g", static_cast<long long>(regrid.every),
-                  maxLevel, regrid.criterion == RegridCriterion::Vorticity ? "|curl u| h" : regrid.field.c_str(), regrid.threshold);
+    std::snprintf(text, sizeof text, "; regrid every %lld steps to level %d where %s > %g, merged below %g",
+                  static_cast<long long>(regrid.every), maxLevel,
+                  regrid.criterion == RegridCriterion::Vorticity ? "|curl u| h" : regrid.field.c_str(), regrid.threshold,
+                  regrid.coarseningThreshold());
     result += text;
   }
   return result;

@@ -69,7 +69,7 @@ std::vector<double> blockIndicator(int blockNodes, std::size_t blocks, RegridCri
 }
 
 std::vector<LeafChange> regridChanges(const std::vector<double>& indicator, const RegridSettings& settings) {
-  const double coarsenBelow = settings.criterion == RegridCriterion::Vorticity ? 0.25 * settings.threshold : settings.threshold;
+  const double coarsenBelow = settings.coarseningThreshold();
   std::vector<LeafChange> changes(indicator.size(), LeafChange::Keep);
   for (std::size_t n = 0; n < indicator.size(); ++n) {
     if (indicator[n] > settings.threshold)

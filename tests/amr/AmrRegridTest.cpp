@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "AmrTestSupport.hpp"
@@ -46,6 +47,33 @@ TEST(OctreeAdapt, RefinesMarkedLeavesAndMergesWholeMarkedFamiliesAboveTheFloor) 
     if (twoLevels.leaves()[n].level == 2) past[n] = LeafChange::Refine;
   EXPECT_EQ(adapted(twoLevels, past).leaves(), twoLevels.leaves());
   EXPECT_THROW(adapted(twoLevels, allKept(refined)), std::invalid_argument);
+}
+
+TEST(AmrRegrid, LeavesBetweenTheCoarseningAndRefiningThresholdsKeepTheirLevel) {
+  const auto changesOf = [](RegridCriterion criterion, double threshold, std::optional<double> coarsenBelow,
+                            const std::vector<double>& indicator) {
+    RegridSettings settings;
+    settings.criterion = criterion;
+    settings.threshold = threshold;
+    settings.coarsenBelow = coarsenBelow;
+    return regridChanges(indicator, settings);
+  };
+  using C = LeafChange;
+  // The defaults: a field coarsens below its threshold, the vorticity below a quarter of it.
+  EXPECT_EQ(changesOf(RegridCriterion::Field, 1.0, std::nullopt, {2.0, 1.0, 0.9}), (std::vector<C>{C::Refine, C::Keep, C::Coarsen}));
+  EXPECT_EQ(changesOf(RegridCriterion::Vorticity, 0.01, std::nullopt, {0.02, 0.003, 0.002}),
+            (std::vector<C>{C::Refine, C::Keep, C::Coarsen}));
+  EXPECT_EQ(changesOf(RegridCriterion::Field, 1.0, 0.5, {2.0, 0.9, 0.5, 0.4}), (std::vector<C>{C::Refine, C::Keep, C::Keep, C::Coarsen}));
+
+  // A leaf of value 1.1 whose children hold 0.9 (a peak seen finer): with the threshold 1 alone it
+  // is refined, then merged, then refined again; merged below 0.5 its children stay.
+  const Octree root({1, 1, 1}, {false, false, false}, 1);
+  for (const std::optional<double> coarsenBelow : {std::optional<double>{}, std::optional<double>{0.5}}) {
+    const Octree refined = adapted(root, changesOf(RegridCriterion::Field, 1.0, coarsenBelow, {1.1}));
+    ASSERT_EQ(refined.leafCount(), 8u);
+    const Octree next = adapted(refined, changesOf(RegridCriterion::Field, 1.0, coarsenBelow, std::vector<double>(8, 0.9)));
+    EXPECT_EQ(next.leafCount(), coarsenBelow ? 8u : 1u);
+  }
 }
 
 // u = U exp(-((y - y0) / w)^2) along x, rho = 1 + A exp(...): a jet whose vorticity lies in one row
