@@ -391,6 +391,7 @@ void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points,
     picked_.pieces = true;
     picked_.pieceSends.resize(static_cast<std::size_t>(ranks_));
     picked_.pieceReceives.resize(static_cast<std::size_t>(ranks_));
+    std::vector<std::size_t> sentBy(static_cast<std::size_t>(ranks_), 0);  // values a rank sends, every rank's
     for (std::size_t r = 0; r < pieces.size(); ++r) {
       if (pieces[r].size() > static_cast<std::size_t>(INT_MAX / 4))
         throw std::invalid_argument("octree LBM over MPI ranks: a piece of over 2^31 / 4 picked points");
@@ -400,6 +401,9 @@ void DistributedAmrLbm::setPickedPoints(const std::vector<std::int64_t>& points,
           throw std::invalid_argument("octree LBM over MPI ranks: piece " + std::to_string(r) + " takes position " +
                                       std::to_string(position) + " of " + std::to_string(points.size()) + " picked points");
         const std::size_t n = static_cast<std::size_t>(position);
+        // Checked on every rank alike: all refuse, or none.
+        if (++sentBy[static_cast<std::size_t>(rankOf[n])] > static_cast<std::size_t>(INT_MAX / 4))
+          throw std::invalid_argument("octree LBM over MPI ranks: the pieces take over 2^31 / 4 picked points from one rank");
         if (rankOf[n] == rank_) picked_.pieceSends[r].push_back(indexInRank[n]);
         if (static_cast<int>(r) == rank_) picked_.pieceReceives[static_cast<std::size_t>(rankOf[n])].push_back(static_cast<std::int64_t>(k));
       }
@@ -446,8 +450,6 @@ void DistributedAmrLbm::gatherPickedPiece(std::vector<float>& density, std::vect
     receiveCounts[r] = static_cast<int>(4 * picked_.pieceReceives[r].size());
     received += picked_.pieceReceives[r].size();
   }
-  if (4 * sent > static_cast<std::size_t>(INT_MAX))
-    throw Error("octree LBM over MPI ranks: the pieces take over 2^31 values from one rank; use more ranks");
   std::vector<float> outgoing(4 * sent), incoming(4 * received);
   float* next = outgoing.data();
   for (const std::vector<std::int64_t>& slots : picked_.pieceSends)
