@@ -154,7 +154,7 @@ public:
 
   const sim::BlockGrid* blockGrid() const override { return &blocks_; }
   const sim::BlockFieldSet& fetchBlockFields(const std::vector<std::string>& names, BlockFieldsFor whom) override {
-    fetchBlockMoments(blockDensity_, blockVelocity_, whom);
+    fetchBlockMoments(blockDensity_, blockVelocity_, whom, sim::asksFor(names, "density"));
     blockFields_ = {};
     const bool piece = !blocks_.valuesHeld.empty() && whom == BlockFieldsFor::Pieces;
     blockFields_.solid = solidPoints_.empty() || piece ? nullptr : solidPoints_.data();
@@ -454,14 +454,15 @@ private:
   }
 
   // Collective: density and velocity of the points of blocks (host, block order): every block on
-  // rank 0 and none elsewhere for RankZero, each rank those of blocks_.valuesHeld alone (its run
-  // and the blocks around it) for Pieces.
-  void fetchBlockMoments(std::vector<float>& density, std::vector<float>& velocity, BlockFieldsFor whom) {
+  // rank 0 and none elsewhere for RankZero (without `withDensity`, the velocity alone over ranks),
+  // each rank those of blocks_.valuesHeld alone (its run and the blocks around it) for Pieces.
+  void fetchBlockMoments(std::vector<float>& density, std::vector<float>& velocity, BlockFieldsFor whom, bool withDensity) {
 #if OCTOFLOW_HAVE_MPI
     if (distributed_ && whom == BlockFieldsFor::Pieces) return distributed_->fetchMomentsAround(density, velocity);
+    if (distributed_ && !withDensity) return distributed_->fetchVelocity(velocity, 0);
     if (distributed_) return distributed_->fetchMoments(density, velocity, 0);
 #endif
-    (void)whom;
+    (void)whom, (void)withDensity;
     solver_->fetchMoments(density, velocity);
   }
   // Collective: every block's state on rank 0 (elsewhere no populations).

@@ -266,6 +266,12 @@ void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<fl
   gatherRuns(ownVelocity.data(), 3 * points, false, velocity, root);
 }
 
+void DistributedAmrLbm::fetchVelocity(std::vector<float>& velocity, int root) {
+  std::vector<float> ownDensity, ownVelocity;
+  fetchOwnMoments(ownDensity, ownVelocity);
+  gatherRuns(ownVelocity.data(), 3 * local_->layout().pointsPerBlock(), false, velocity, root);
+}
+
 void DistributedAmrLbm::fetchOwnMoments(std::vector<float>& density, std::vector<float>& velocity) {
   const amr::BlockRun own = amr::runOf(runStarts_, rank_);
   local_->fetchMoments(density, velocity, static_cast<std::size_t>(own.end - own.first));

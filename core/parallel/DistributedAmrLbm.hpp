@@ -56,6 +56,8 @@ public:
   // Collective. Density and velocity of every point of every block, on every rank or on `root`
   // only (as AmrLbm::fetchMoments of one solver of the whole octree; other ranks: empty).
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, int root = kEveryRank);
+  // Collective. The velocity of fetchMoments alone (what tracers move in: 3 values a point of 4).
+  void fetchVelocity(std::vector<float>& velocity, int root = kEveryRank);
   // Not collective. The blocks whose moments fetchMomentsAround gives this rank, in block order:
   // the rank's run and the blocks around it (amr::blocksAround: what a picture of its blocks with a
   // layer of ghost cells reads, as the rank's piece of a parallel file or of Catalyst's data).

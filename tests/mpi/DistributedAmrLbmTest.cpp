@@ -70,6 +70,14 @@ void expectSameAsOneRank(const AmrLbmSettings& settings, std::int64_t steps, con
   EXPECT_EQ(distributed.local().heldBlocks(), expectedHeld);
   if (distributed.ranks() == 8) EXPECT_LT(expectedHeld.size(), layout.blocks.size());
 
+  // The velocity alone, on the last rank: fetchMoments' bits.
+  std::vector<float> velocityAlone;
+  distributed.fetchVelocity(velocityAlone, distributed.ranks() - 1);
+  if (distributed.rank() == distributed.ranks() - 1)
+    EXPECT_EQ(firstDifference(velocityAlone, velocity), velocity.size());
+  else
+    EXPECT_TRUE(velocityAlone.empty());
+
   // Picked points (a level-0 view's, here every 7th point from the last, one twice) gathered from
   // the ranks stepping them: the gathered moments' values at those points, on every rank or on one.
   std::vector<std::int64_t> picked;
