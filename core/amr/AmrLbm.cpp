@@ -8,6 +8,7 @@
 
 #include "common/Error.hpp"
 #include "amr/AmrLbmLaunch.hpp"
+#include "exec/cpu/HostThreads.hpp"
 #include "lbm/Collision.hpp"
 
 namespace octoflow::amr {
@@ -478,21 +479,29 @@ AdoptTaps adoptedPoint(const Octree& tree, const BlockLayout& layout, const Bloc
 std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
                                         const BlockLayout& held) {
   const std::vector<std::int32_t> previousSlots = sourceSlots(previousLayout);
-  std::vector<char> read(previousLayout.blocks.size(), 0);
   const int B = previousLayout.blockNodes;
-  for (const BlockPlacement& block : held.blocks) {
+  // On the host's threads, a block at a time: the blocks each one reads.
+  std::vector<std::vector<std::int32_t>> readBy(held.blocks.size());
+  exec::forEachOnHostThreads(static_cast<Index>(held.blocks.size()), [&](Index index) {
+    const BlockPlacement& block = held.blocks[static_cast<std::size_t>(index)];
+    std::vector<std::int32_t>& read = readBy[static_cast<std::size_t>(index)];
     const AdoptedBlock adopted = adoptedBlock(previousOctree, block, B);
     if (adopted.sameLeaf) {
-      read[static_cast<std::size_t>(adopted.covering)] = 1;
+      read.push_back(adopted.covering);
       // Copied as it was unless the other keeps no pre-collision copy of it (adopt; its points
       // are then made one by one, below).
-      if (previousSlots[static_cast<std::size_t>(adopted.covering)] >= 0) continue;
+      if (previousSlots[static_cast<std::size_t>(adopted.covering)] >= 0) return;
     }
     for (int k = 0; k < B; ++k)
       for (int j = 0; j < B; ++j)
-        for (int i = 0; i < B; ++i)
-          read[static_cast<std::size_t>(adoptedPoint(previousOctree, previousLayout, block, adopted, i, j, k).block)] = 1;
-  }
+        for (int i = 0; i < B; ++i) {
+          const int from = adoptedPoint(previousOctree, previousLayout, block, adopted, i, j, k).block;
+          if (read.empty() || read.back() != from) read.push_back(from);
+        }
+  });
+  std::vector<char> read(previousLayout.blocks.size(), 0);
+  for (const std::vector<std::int32_t>& sources : readBy)
+    for (const std::int32_t from : sources) read[static_cast<std::size_t>(from)] = 1;
   std::vector<std::int32_t> blocks;
   for (std::size_t b = 0; b < read.size(); ++b)
     if (read[b]) blocks.push_back(static_cast<std::int32_t>(b));
@@ -508,7 +517,7 @@ AmrLbmHostCopy AmrLbm::hostCopy() const {
   requireEveryBlock("AmrLbm::hostCopy");
   std::vector<std::uint8_t> solid(solid_.size());
   if (!solid.empty()) solid_.copyTo(solid.data(), solid.size());
-  return AmrLbmHostCopy{octree_, settings_, layout_, snapshot(), std::move(solid)};
+  return AmrLbmHostCopy{octree_, settings_, layout_, snapshot(), std::move(solid), {}};
 }
 
 void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
@@ -560,9 +569,21 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
     using L = decltype(lattice);
     // post[0]: the current state; post[1]: the state a (sub-)step before, which the obstacle force
     // of the step just made reads (every level starts at parity 0).
-    std::vector<float> post[2] = {std::vector<float>(post_[0].size()), std::vector<float>(post_[0].size())};
-    std::vector<float> pre(pre_[0].size());
-    for (std::size_t b = 0; b < held_.blocks.size(); ++b) {
+    // pre: the pre-collision copies of both parities. Built on the host: in the solver's own
+    // arrays on the CPU, else in host arrays copied over once built. Every value is written below
+    // (the blocks' states and every slot), so none is cleared first.
+    const bool inPlace = post_[0].hostAccessible();
+    exec::Buffer<float> staged[3];
+    if (!inPlace) {
+      for (int n = 0; n < 2; ++n) staged[n] = exec::Buffer<float>(exec::MemorySpace::Host, post_[n].size());
+      staged[2] = exec::Buffer<float>(exec::MemorySpace::Host, pre_[0].size());
+    }
+    float* const post[2] = {inPlace ? post_[0].data() : staged[0].data(), inPlace ? post_[1].data() : staged[1].data()};
+    float* const pre = inPlace ? pre_[0].data() : staged[2].data();
+    // On the host's threads, a block at a time: each writes its own values alone (its state and
+    // its slot), the same whatever the thread count.
+    exec::forEachOnHostThreads(static_cast<Index>(held_.blocks.size()), [&](Index index) {
+      const std::size_t b = static_cast<std::size_t>(index);
       const BlockPlacement& block = held_.blocks[b];
       const double tauNew = tau(block.level);
       const AdoptedBlock adopted = adoptedBlock(previous.octree, block, B);
@@ -574,11 +595,11 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
         for (int which = 0; which < 2; ++which)
           std::copy_n(old.post[which == 0 ? current : 1 - current].begin() +
                           static_cast<std::ptrdiff_t>(placed(from) * blockValues),
-                      blockValues, post[which].begin() + static_cast<std::ptrdiff_t>(b * blockValues));
+                      blockValues, post[which] + b * blockValues);
         if (newSlots[b] >= 0)
           std::copy_n(old.pre[current].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slotOf[from]) * blockValues),
-                      blockValues, pre.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(newSlots[b]) * blockValues));
-        continue;
+                      blockValues, pre + static_cast<std::size_t>(newSlots[b]) * blockValues);
+        return;
       }
       for (int k = 0; k < B; ++k)
         for (int j = 0; j < B; ++j)
@@ -644,11 +665,11 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
               }
             }
           }
-    }
+    });
     for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
     for (int parity = 0; parity < 2; ++parity) {
-      post_[parity].copyFrom(post[parity].data(), post[parity].size());
-      if (!pre.empty()) pre_[parity].copyFrom(pre.data(), pre.size());
+      if (!inPlace) post_[parity].copyFrom(post[parity], post_[parity].size());
+      if (pre_[parity].size() && (parity == 1 || !inPlace)) pre_[parity].copyFrom(pre, pre_[parity].size());
     }
   });
   step_ = old.step;
@@ -701,7 +722,10 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
   lbm::withLattice(settings_.lattice, [&](auto lattice) {
     using L = decltype(lattice);
     if constexpr (L::dimensions == 3) {
-      for (std::size_t b = 0; b < static_cast<std::size_t>(ownedCount_); ++b) {
+      // On the host's threads, a block at a time; the links in block order.
+      std::vector<std::vector<AmrObstacleLink>> ofBlock(static_cast<std::size_t>(ownedCount_));
+      exec::forEachOnHostThreads(ownedCount_, [&](Index listed) {
+        const std::size_t b = static_cast<std::size_t>(listed);
         const BlockPlacement& block = held_.blocks[b];
         const AmrLevelStep<L> step{host, nullptr, block.level, 0.0f};
         const std::int32_t index = static_cast<std::int32_t>(b);
@@ -716,9 +740,10 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
               if (!link.reflected) continue;
               link.point = static_cast<std::int64_t>(b) * held_.pointsPerBlock() + host.point(i, j, k);
               link.weight = static_cast<float>(std::ldexp(sharedPart(block, i, j, k), -2 * block.level));
-              obstacleLinks_.push_back(link);
+              ofBlock[b].push_back(link);
             }
-      }
+      });
+      for (const std::vector<AmrObstacleLink>& links : ofBlock) obstacleLinks_.insert(obstacleLinks_.end(), links.begin(), links.end());
     }
   });
   const exec::MemorySpace space = exec::workingSpace(settings_.backend);

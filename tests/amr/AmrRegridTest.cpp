@@ -1,6 +1,7 @@
 // Dynamic refinement on the octree: a regrid's decision (amr/Regrid, Octree adapted()) and the
 // LBM's state moved to the new octree (AmrLbm::adopt).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <array>
 #include <cmath>
@@ -291,6 +292,59 @@ TEST(AmrRegrid, BlocksSharingAPointStartWithOneStateOfIt) {
                   << "level " << at[0] << " at " << at[1] << " " << at[2] << " " << at[3];
         }
   EXPECT_GT(shared, 10000);
+}
+
+TEST(AmrRegrid, TheHostThreadsGiveTheSameBitsWhateverTheirNumber) {
+  // A regrid's host work runs on the OpenMP threads a block at a time: the state moved to the new
+  // octree (adopt), the obstacle's links and the blocks a rank's new blocks read (adoptedBlocks).
+  // One thread and several give the same bits.
+  Octree tree({2, 1, 1}, {true, true, true}, 2);
+  tree.refine({0});
+  tree.refine({0});
+  const AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
+  const SolidTest sphere = [](const double (&x)[3]) {
+    return (x[0] - 10.0) * (x[0] - 10.0) + (x[1] - 10.0) * (x[1] - 10.0) + (x[2] - 6.0) * (x[2] - 6.0) < 2.5 * 2.5;
+  };
+  AmrLbm before(tree, settings, sphere);
+  before.initialise([](const double (&x)[3], float& density, float (&velocity)[3]) {
+    density = static_cast<float>(1.0 + 0.002 * std::sin(0.2 * x[0]));
+    velocity[0] = static_cast<float>(0.02 + 0.01 * std::cos(0.15 * x[1]));
+    velocity[1] = static_cast<float>(0.01 * std::sin(0.2 * x[2]));
+    velocity[2] = 0.0f;
+  });
+  before.advance(2);
+  std::vector<LeafChange> changes = allKept(tree);
+  for (std::size_t n = 0; n < tree.leafCount(); ++n)
+    if (tree.leaves()[n].level == 1) changes[n] = LeafChange::Refine;
+  const Octree next = adapted(tree, changes);
+  const std::vector<std::uint8_t> solid = AmrLbm(next, settings, sphere).hostCopy().solid;
+  ASSERT_FALSE(solid.empty());
+  const AmrLbmHostCopy previous = before.hostCopy();
+
+  struct Result {
+    AmrLbmSnapshot state;
+    std::vector<double> linkForces;
+    std::vector<std::int32_t> read;
+  };
+  const auto regridOn = [&](int threads) {
+    const int was = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    AmrLbm after(next, settings, solid, previous);
+    Result result{after.snapshot(), {}, adoptedBlocks(tree, before.layout(), after.layout())};
+    after.advance(1);
+    result.linkForces = after.obstacleForceByLink();
+    omp_set_num_threads(was);
+    return result;
+  };
+  const Result one = regridOn(1), several = regridOn(4);
+  ASSERT_GT(one.linkForces.size(), 100u);
+  for (int parity = 0; parity < 2; ++parity) {
+    EXPECT_EQ(one.state.post[parity], several.state.post[parity]) << "post " << parity;
+    EXPECT_EQ(one.state.pre[parity], several.state.pre[parity]) << "pre " << parity;
+  }
+  EXPECT_EQ(one.linkForces, several.linkForces);
+  EXPECT_EQ(one.read, several.read);
+  EXPECT_EQ(one.read.size(), before.layout().blocks.size());
 }
 
 }  // namespace
