@@ -796,16 +796,22 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
     if constexpr (L::dimensions == 3) {
       for (int level = 0; level < held_.levels; ++level) {
         const AmrLevelStep<L> step{host, nullptr, level, 0.0f};
-        std::vector<ShellPoint> byKind[kShellKinds];
-        std::vector<std::int32_t> wholeBlocks, around, otherBlocks;
-        for (const int b : held_.byLevel[static_cast<std::size_t>(level)]) {
-          if (b >= ownedCount_) continue;  // a ghost: read, not stepped
+        // Each block sorted on the host's threads (its 27 neighbours if stepped whole, else its
+        // shell points by kind), then the lists joined in block order.
+        struct SortedBlock {
+          bool whole = false;
+          std::vector<std::int32_t> around;
+          std::vector<ShellPoint> byKind[kShellKinds];
+        };
+        const std::vector<int>& members = held_.byLevel[static_cast<std::size_t>(level)];
+        std::vector<SortedBlock> sortedBlocks(members.size());
+        exec::forEachOnHostThreads(static_cast<Index>(members.size()), [&](Index listed) {
+          const int b = members[static_cast<std::size_t>(listed)];
+          if (b >= ownedCount_) return;  // a ghost: read, not stepped
+          SortedBlock& sortedBlock = sortedBlocks[static_cast<std::size_t>(listed)];
           const BlockPlacement& block = held_.blocks[static_cast<std::size_t>(b)];
-          if (settings_.kernel == AmrKernel::Whole && steppedWhole(block, around)) {
-            wholeBlocks.push_back(b);
-            continue;
-          }
-          otherBlocks.push_back(b);
+          sortedBlock.whole = settings_.kernel == AmrKernel::Whole && steppedWhole(block, sortedBlock.around);
+          if (sortedBlock.whole) return;
           for (int k = 0; k < B; ++k)
             for (int j = 0; j < B; ++j)
               for (int i = 0; i < B; ++i) {
@@ -813,8 +819,19 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
                 const bool shell = i == 0 || j == 0 || k == 0 || i == B - 1 || j == B - 1 || k == B - 1;
                 if (!shell || step.solidAt(b, i, j, k)) continue;
                 const ShellPoint entry{b, static_cast<std::int32_t>(host.point(i, j, k))};
-                byKind[static_cast<int>(step.shellKind(block, x))].push_back(entry);
+                sortedBlock.byKind[static_cast<int>(step.shellKind(block, x))].push_back(entry);
               }
+        });
+        std::vector<ShellPoint> byKind[kShellKinds];
+        std::vector<std::int32_t> wholeBlocks, around, otherBlocks;
+        for (std::size_t listed = 0; listed < members.size(); ++listed) {
+          const int b = members[listed];
+          if (b >= ownedCount_) continue;
+          const SortedBlock& sortedBlock = sortedBlocks[listed];
+          (sortedBlock.whole ? wholeBlocks : otherBlocks).push_back(b);
+          around.insert(around.end(), sortedBlock.around.begin(), sortedBlock.around.end());
+          for (int kind = 0; kind < kShellKinds; ++kind)
+            byKind[kind].insert(byKind[kind].end(), sortedBlock.byKind[kind].begin(), sortedBlock.byKind[kind].end());
         }
         std::vector<ShellPoint> sorted;
         ShellLists& lists = shells_[static_cast<std::size_t>(level)];
