@@ -187,7 +187,10 @@ public:
   // `previous`: the state of the other octree's blocks, the other solver's hostCopy() (or a run's
   // over ranks, DistributedAmrLbm::hostCopy, or hostCopyFor: the blocks this one reads alone),
   // taken before it is destroyed (no device memory for two solvers at once). A solver of a run of
-  // blocks sets the blocks it holds. std::invalid_argument when a block it reads is not in it.
+  // blocks sets the blocks it holds. std::invalid_argument when the copy does not fit (another
+  // domain, lattice or relaxation, or arrays of other sizes: the state unchanged) or a block it
+  // reads is not in it (found while the state is built: on the CPU, whose state is built in place,
+  // the state is then undefined). Runs on the host's OpenMP threads (the same bits on any number).
   void adopt(const AmrLbmHostCopy& previous);
 
   // A solver of every block only (std::logic_error otherwise).
