@@ -19,6 +19,25 @@ namespace {
 
 std::vector<LeafChange> allKept(const Octree& tree) { return std::vector<LeafChange>(tree.leafCount(), LeafChange::Keep); }
 
+// A small periodic flow to move across a regrid: velocity x `mean` plus a wave of amplitude `wave`
+// across y, a wave along z in velocity y and one along x in the density.
+InitialState wavyFlow(double mean, double wave) {
+  return [mean, wave](const double (&x)[3], float& density, float (&velocity)[3]) {
+    density = static_cast<float>(1.0 + 0.002 * std::sin(0.2 * x[0]));
+    velocity[0] = static_cast<float>(mean + wave * std::cos(0.15 * x[1]));
+    velocity[1] = static_cast<float>(0.01 * std::sin(0.2 * x[2]));
+    velocity[2] = 0.0f;
+  };
+}
+
+// `tree` with every leaf of level 1 refined.
+Octree levelOneRefined(const Octree& tree) {
+  std::vector<LeafChange> changes = allKept(tree);
+  for (std::size_t n = 0; n < tree.leafCount(); ++n)
+    if (tree.leaves()[n].level == 1) changes[n] = LeafChange::Refine;
+  return adapted(tree, changes);
+}
+
 TEST(OctreeAdapt, RefinesMarkedLeavesAndMergesWholeMarkedFamiliesAboveTheFloor) {
   const Octree roots({2, 2, 2}, {false, false, false}, 2);
   std::vector<LeafChange> changes = allKept(roots);
@@ -253,17 +272,9 @@ TEST(AmrRegrid, BlocksSharingAPointStartWithOneStateOfIt) {
   tree.refine({0});
   AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
   AmrLbm before(tree, settings);
-  before.initialise([](const double (&x)[3], float& density, float (&velocity)[3]) {
-    density = static_cast<float>(1.0 + 0.002 * std::sin(0.2 * x[0]));
-    velocity[0] = static_cast<float>(0.02 * std::cos(0.15 * x[1]));
-    velocity[1] = static_cast<float>(0.01 * std::sin(0.2 * x[2]));
-    velocity[2] = 0.0f;
-  });
+  before.initialise(wavyFlow(0.0, 0.02));
   before.advance(2);
-  std::vector<LeafChange> changes = allKept(tree);
-  for (std::size_t n = 0; n < tree.leafCount(); ++n)
-    if (tree.leaves()[n].level == 1) changes[n] = LeafChange::Refine;
-  const Octree next = adapted(tree, changes);
+  const Octree next = levelOneRefined(tree);
   ASSERT_GT(next.leafCount(), tree.leafCount());
   AmrLbm after(next, settings);
   after.adopt(before.hostCopy());
@@ -306,17 +317,9 @@ TEST(AmrRegrid, TheHostThreadsGiveTheSameBitsWhateverTheirNumber) {
     return (x[0] - 10.0) * (x[0] - 10.0) + (x[1] - 10.0) * (x[1] - 10.0) + (x[2] - 6.0) * (x[2] - 6.0) < 2.5 * 2.5;
   };
   AmrLbm before(tree, settings, sphere);
-  before.initialise([](const double (&x)[3], float& density, float (&velocity)[3]) {
-    density = static_cast<float>(1.0 + 0.002 * std::sin(0.2 * x[0]));
-    velocity[0] = static_cast<float>(0.02 + 0.01 * std::cos(0.15 * x[1]));
-    velocity[1] = static_cast<float>(0.01 * std::sin(0.2 * x[2]));
-    velocity[2] = 0.0f;
-  });
+  before.initialise(wavyFlow(0.02, 0.01));
   before.advance(2);
-  std::vector<LeafChange> changes = allKept(tree);
-  for (std::size_t n = 0; n < tree.leafCount(); ++n)
-    if (tree.leaves()[n].level == 1) changes[n] = LeafChange::Refine;
-  const Octree next = adapted(tree, changes);
+  const Octree next = levelOneRefined(tree);
   const std::vector<std::uint8_t> solid = AmrLbm(next, settings, sphere).hostCopy().solid;
   ASSERT_FALSE(solid.empty());
   const AmrLbmHostCopy previous = before.hostCopy();
