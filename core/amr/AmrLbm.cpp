@@ -751,18 +751,19 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
   linkForces_ = exec::Buffer<double>(space, 3 * obstacleLinks_.size());
 }
 
-bool AmrLbm::steppedWhole(const BlockPlacement& block, std::vector<std::int32_t>& around) const {
+bool AmrLbm::steppedWhole(std::int32_t index, std::vector<std::int32_t>& around) const {
+  const BlockPlacement& block = held_.blocks[static_cast<std::size_t>(index)];
   std::int32_t neighbours[27];
   for (int oz = -1; oz <= 1; ++oz)
     for (int oy = -1; oy <= 1; ++oy)
       for (int ox = -1; ox <= 1; ++ox) {
-        const int index = neighbourIndex(ox, oy, oz);
-        if (index == 13) {
-          neighbours[index] = -1;  // the block itself: AmrWholeBlockStep does not read it here
+        const int across = neighbourIndex(ox, oy, oz);
+        if (across == 13) {
+          neighbours[across] = index;  // the block itself
           continue;
         }
         // Every region across this face, edge or corner (on the axes along it, both halves).
-        std::int32_t across = -2;
+        std::int32_t holder = -2;
         const int side[3] = {ox, oy, oz};
         for (int half = 0; half < 8; ++half) {
           int region[3];
@@ -772,10 +773,10 @@ bool AmrLbm::steppedWhole(const BlockPlacement& block, std::vector<std::int32_t>
           const bool sameLevel = link.block >= 0 && link.levelShift == 0;
           const bool restingWall = link.block < 0 && !state_.faceRules;
           if (!sameLevel && !restingWall) return false;
-          if (across != -2 && link.block != across) return false;
-          across = link.block;
+          if (holder != -2 && link.block != holder) return false;
+          holder = link.block;
         }
-        neighbours[index] = across;
+        neighbours[across] = holder;
       }
   around.insert(around.end(), neighbours, neighbours + 27);
   return true;
@@ -809,8 +810,8 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
           const int b = members[static_cast<std::size_t>(listed)];
           if (b >= ownedCount_) return;  // a ghost: read, not stepped
           SortedBlock& sortedBlock = sortedBlocks[static_cast<std::size_t>(listed)];
+          sortedBlock.whole = settings_.kernel == AmrKernel::Whole && steppedWhole(b, sortedBlock.around);
           const BlockPlacement& block = held_.blocks[static_cast<std::size_t>(b)];
-          sortedBlock.whole = settings_.kernel == AmrKernel::Whole && steppedWhole(block, sortedBlock.around);
           if (sortedBlock.whole) return;
           for (int k = 0; k < B; ++k)
             for (int j = 0; j < B; ++j)

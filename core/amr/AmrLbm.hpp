@@ -210,9 +210,10 @@ private:
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
   void sortShells(const std::vector<std::uint8_t>& solidPoints);
-  // Whether every neighbour of `block` is a block of its level or a resting wall (AmrKernel::Whole
-  // steps it whole); if so, appends the 27 blocks around it (neighbourIndex order, -1: a wall).
-  bool steppedWhole(const BlockPlacement& block, std::vector<std::int32_t>& around) const;
+  // Whether every neighbour of held block `index` is a block of its level or a resting wall
+  // (AmrKernel::Whole steps it whole); if so, appends the 27 blocks around it (neighbourIndex order,
+  // the block itself at 13, -1: a wall).
+  bool steppedWhole(std::int32_t index, std::vector<std::int32_t>& around) const;
   double sharedPart(const BlockPlacement& block, int i, int j, int k) const;
   void stepLevel(int level, float timeWeight);
   void advanceLevel(int level, float timeWeight);

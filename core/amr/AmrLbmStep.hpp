@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "amr/BlockLinks.hpp"
+#include "common/Divisor.hpp"
 #include "common/Extent.hpp"
 #include "lbm/Collision.hpp"
 #include "lbm/FaceBoundaries.hpp"
@@ -519,15 +520,17 @@ struct AmrLevelStep {
     const std::int64_t count = state.pointCount();
     const int current = state.parity[level];
     const std::int32_t slot = state.sourceSlot[block];
+    // A block's populations are below 2^31 floats: 32-bit offsets from the point's first one.
+    const unsigned stride = static_cast<unsigned>(state.blockNodes) * state.blockNodes * state.blockNodes;
     if (slot >= 0) {
-      float* pre = state.pre[1 - current];
+      float* pre = state.pre[1 - current] + slot * std::int64_t{L::Q} * count + n;
       OCTO_UNROLL
-      for (int q = 0; q < L::Q; ++q) pre[(slot * std::int64_t{L::Q} + q) * count + n] = g[q];
+      for (int q = 0; q < L::Q; ++q) pre[static_cast<unsigned>(q) * stride] = g[q];
     }
     collide(g);
-    float* target = state.post[1 - current];
+    float* target = state.post[1 - current] + block * std::int64_t{L::Q} * count + n;
     OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) target[(block * std::int64_t{L::Q} + q) * count + n] = g[q];
+    for (int q = 0; q < L::Q; ++q) target[static_cast<unsigned>(q) * stride] = g[q];
   }
 
   // The step of any point x of `block`: the general path, which resolves every source through
@@ -602,48 +605,103 @@ struct AmrInnerStep {
 
 // A block whose every neighbour is of its own level (or a resting wall), stepped whole: a thread a
 // point in point order, every population read from the block or from the same-level block it
-// lies in (`around`, 27 a block; -1: a wall), at a fixed offset: no regions, links or level paths,
-// reads and writes as coalesced as the uniform solver's. Shared face points are updated by each
-// block holding them, with the same inputs (node-centred blocks), as the other kernels do. The
-// same bits as the general path (pullOne's same-level branch and pullOwn).
+// lies in (`around`, 27 a block, the block itself in the middle; -1: a wall), at a fixed offset: no
+// regions, links or level paths, reads and writes as coalesced as the uniform solver's. Shared face
+// points are updated by each block holding them, with the same inputs (node-centred blocks), as
+// the other kernels do. The same bits as the general path (pullOne's same-level branch and
+// pullOwn). What a point costs is integer work (the populations' addresses) more than arithmetic:
+// no division (Divisor), the at most 8 blocks a point's pulls reach looked up once, 32-bit offsets
+// inside a block.
 template <class L, class C>
 struct AmrWholeBlockStep {
   AmrLevelStep<L, C> step;
   const std::int32_t* blocks = nullptr;  // ShellLists::wholeBlocks
   const std::int32_t* around = nullptr;  // ShellLists::around
+  Divisor byBlock, byPlane, byRow;       // B^3, B^2, B
+
+  AmrWholeBlockStep(const AmrLevelStep<L, C>& levelStep, const std::int32_t* wholeBlocks, const std::int32_t* neighbours)
+      : step(levelStep), blocks(wholeBlocks), around(neighbours) {
+    const auto B = static_cast<std::uint32_t>(levelStep.state.blockNodes);
+    byBlock = Divisor::of(B * B * B);
+    byPlane = Divisor::of(B * B);
+    byRow = Divisor::of(B);
+  }
 
   OCTO_HD void operator()(std::int64_t index) const {
     const AmrLbmLevels& state = step.state;
     const int B = state.blockNodes;
     const unsigned count = static_cast<unsigned>(B * B * B);
     const unsigned flat = static_cast<unsigned>(index);  // 32 bits: AmrLbm caps the points below 2^31
-    const unsigned listed = flat / count;
+    const unsigned listed = byBlock.divide(flat);
     const std::int32_t block = blocks[listed];
-    const int n = static_cast<int>(flat % count);
-    const int x[3] = {n % B, (n / B) % B, n / (B * B)};
-    const std::uint8_t* solid = state.solid;
-    if (solid && solid[static_cast<std::int64_t>(block) * count + n]) return;
-    const float* source = state.post[state.parity[step.level]];
-    const std::int32_t* neighbours = around + 27 * static_cast<std::int64_t>(listed);
+    const unsigned n = flat - listed * count;
+    const unsigned z = byPlane.divide(n), y = byRow.divide(n - z * B * B);
+    const int x[3] = {static_cast<int>(n - (z * B + y) * B), static_cast<int>(y), static_cast<int>(z)};
     float g[L::Q];
-    OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) {
-      int s[3], side[3];
-      OCTO_UNROLL
-      for (int axis = 0; axis < 3; ++axis) {
-        s[axis] = x[axis] - L::c(q, axis);
-        side[axis] = L::c(q, axis) == 0 ? 0 : sideOf(s[axis], B);
-        s[axis] -= side[axis] * (B - 1);  // same-level blocks share their face points
-      }
-      const int across = neighbourIndex(side[0], side[1], side[2]);
-      const std::int32_t from = across == 13 ? block : neighbours[across];
-      const int m = s[0] + B * (s[1] + B * s[2]);
-      // Half-way bounce-back from a wall or a solid point.
-      const bool bounce = from < 0 || (solid && solid[static_cast<std::int64_t>(from) * count + m]);
-      g[q] = bounce ? source[(static_cast<std::int64_t>(block) * L::Q + L::opposite(q)) * count + n]
-                    : source[(static_cast<std::int64_t>(from) * L::Q + q) * count + m];
+    if (state.solid) {
+      if (state.solid[static_cast<std::int64_t>(block) * count + n]) return;
+      pull<true>(block, listed, x, n, g);
+    } else {
+      pull<false>(block, listed, x, n, g);
     }
     step.finishPoint(block, n, g);
+  }
+
+  // The populations arriving at point x (n) of the listed block: a pull whose source x - c lies
+  // beyond the block reads it in the block across, where that point is x - c moved B - 1 back
+  // (same-level blocks share their face points); half-way bounce-back from a wall or a solid point.
+  template <bool Solid>
+  OCTO_HD OCTO_INLINE void pull(std::int32_t block, unsigned listed, const int (&x)[3], unsigned n,
+                                float (&g)[L::Q]) const {
+    const AmrLbmLevels& state = step.state;
+    const int B = state.blockNodes;
+    const unsigned count = static_cast<unsigned>(B * B * B);
+    const std::uint32_t blockFloats = static_cast<std::uint32_t>(L::Q) * count;  // below 2^31 (AmrLbm)
+    const float* source = state.post[state.parity[step.level]];
+    // On each axis a pull with c = +1 leaves through the low face when x = 0, one with c = -1
+    // through the high face when x = B - 1: the blocks across (bit a of the index: across axis a).
+    bool low[3], high[3];
+    int outward[3];
+    OCTO_UNROLL
+    for (int axis = 0; axis < 3; ++axis) {
+      low[axis] = x[axis] == 0;
+      high[axis] = x[axis] == B - 1;
+      outward[axis] = low[axis] ? -1 : (high[axis] ? 1 : 0);
+    }
+    const std::int32_t* neighbours = around + 27 * static_cast<std::int64_t>(listed);
+    std::int32_t across[8];
+    across[0] = block;
+    OCTO_UNROLL
+    for (int bits = 1; bits < 8; ++bits)
+      across[bits] = neighbours[neighbourIndex(bits & 1 ? outward[0] : 0, bits & 2 ? outward[1] : 0, bits & 4 ? outward[2] : 0)];
+    const int wrap[3] = {B - 1, (B - 1) * B, (B - 1) * B * B};
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      bool leaves[3];
+      int m = static_cast<int>(n) - (L::c(q, 0) + B * (L::c(q, 1) + B * L::c(q, 2)));
+      OCTO_UNROLL
+      for (int axis = 0; axis < 3; ++axis) {
+        const int c = L::c(q, axis);
+        leaves[axis] = c > 0 ? low[axis] : (c < 0 ? high[axis] : false);
+        m += leaves[axis] ? c * wrap[axis] : 0;
+      }
+      const std::int32_t from = pick(across, leaves[0], leaves[1], leaves[2]);
+      bool bounce = from < 0;
+      if constexpr (Solid)
+        bounce = bounce || state.solid[static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) * count + m];
+      // The block read and the offset in it, chosen in 32 bits: one widening multiply a population.
+      const auto holder = static_cast<std::uint32_t>(bounce ? block : from);
+      const unsigned offset = bounce ? static_cast<unsigned>(L::opposite(q)) * count + n
+                                     : static_cast<unsigned>(q) * count + static_cast<unsigned>(m);
+      g[q] = source[static_cast<std::uint64_t>(holder) * blockFloats + offset];
+    }
+  }
+
+  // across[bits] by three selections (constant flags fold away: a face pull selects once).
+  OCTO_HD OCTO_INLINE static std::int32_t pick(const std::int32_t (&across)[8], bool ax, bool ay, bool az) {
+    const std::int32_t below = ay ? (ax ? across[3] : across[2]) : (ax ? across[1] : across[0]);
+    const std::int32_t above = ay ? (ax ? across[7] : across[6]) : (ax ? across[5] : across[4]);
+    return az ? above : below;
   }
 };
 

@@ -1,0 +1,55 @@
+// Division by a run-time divisor as a multiply and a shift (common/Divisor.hpp): the quotient of
+// every dividend below 2^31 that can go wrong (around each multiple of the divisor, the largest
+// dividends) for every divisor an octree block can have and beyond, and a refused divisor.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+#include "common/Divisor.hpp"
+
+namespace octoflow {
+namespace {
+
+constexpr std::uint32_t kLargestDividend = (1u << 31) - 1;
+
+void expectQuotients(std::uint32_t divisor, std::mt19937& random) {
+  const Divisor by = Divisor::of(divisor);
+  const auto expectAt = [&](std::uint32_t n) {
+    ASSERT_EQ(by.divide(n), n / divisor) << n << " / " << divisor;
+  };
+  // Each side of the first multiples and of the multiples just below 2^31.
+  const std::uint64_t lastMultiple = kLargestDividend / divisor;
+  for (std::uint64_t k = 1; k <= 64 && k <= lastMultiple; ++k) {
+    for (const std::uint64_t multiple : {k * divisor, (lastMultiple - k + 1) * divisor}) {
+      expectAt(static_cast<std::uint32_t>(multiple));
+      expectAt(static_cast<std::uint32_t>(multiple - 1));
+      if (multiple < kLargestDividend) expectAt(static_cast<std::uint32_t>(multiple + 1));
+    }
+  }
+  for (std::uint32_t n = 0; n < 300; ++n) expectAt(n);
+  expectAt(kLargestDividend);
+  std::uniform_int_distribution<std::uint32_t> anyDividend(0, kLargestDividend);
+  for (int sample = 0; sample < 200; ++sample) expectAt(anyDividend(random));
+}
+
+TEST(Divisor, GivesTheQuotientOfEveryDividendBelowTwoToThe31) {
+  std::mt19937 random(7);
+  // Every divisor up to 65^3 + 1 (the largest block's points), then powers of two and their
+  // neighbours, then some large ones.
+  for (std::uint32_t divisor = 1; divisor <= 65 * 65 * 65 + 1; divisor += divisor < 5000 ? 1 : 997)
+    expectQuotients(divisor, random);
+  for (int power = 1; power < 31; ++power)
+    for (const std::int64_t nudge : {-1, 0, 1}) expectQuotients(static_cast<std::uint32_t>((std::int64_t{1} << power) + nudge), random);
+  for (const std::uint32_t divisor : {17u * 17u * 17u, 33u * 33u * 33u, 1000000007u, kLargestDividend})
+    expectQuotients(divisor, random);
+}
+
+TEST(Divisor, RefusesZeroAndDivisorsFrom2To31) {
+  EXPECT_THROW(Divisor::of(0), Error);
+  EXPECT_THROW(Divisor::of(1u << 31), Error);
+  EXPECT_NO_THROW(Divisor::of(kLargestDividend));
+}
+
+}  // namespace
+}  // namespace octoflow
