@@ -572,18 +572,20 @@ struct AmrLevelStep {
 template <class L, class C>
 struct AmrInnerStep {
   AmrLevelStep<L, C> step;
+  CubeIndexer inner;  // the B - 2 points a side inside a block
 
-  // 32-bit index arithmetic (AmrLbm caps the points of all blocks below 2^31): a 64-bit division
-  // costs tens of instructions a point on the GPU.
+  explicit AmrInnerStep(const AmrLevelStep<L, C>& levelStep)
+      : step(levelStep), inner(CubeIndexer::of(levelStep.state.blockNodes - 2)) {}
+
+  // 32-bit index arithmetic (AmrLbm caps the points of all blocks below 2^31) and no division: a
+  // division costs tens of instructions a point on the GPU.
   OCTO_HD void operator()(std::int64_t index) const {
     const AmrLbmLevels& state = step.state;
-    const int B = state.blockNodes, inner = B - 2;
-    const unsigned innerCount = static_cast<unsigned>(inner * inner * inner);
-    const unsigned flat = static_cast<unsigned>(index);
-    const std::int32_t block = step.levelBlocks[flat / innerCount];
-    const int r = static_cast<int>(flat % innerCount);
-    const int x[3] = {1 + r % inner, 1 + (r / inner) % inner, 1 + r / (inner * inner)};
-    const int n = x[0] + B * (x[1] + B * x[2]);
+    const int B = state.blockNodes;
+    int x[3];
+    std::uint32_t innerPoint = 0;
+    const std::int32_t block = step.levelBlocks[inner.split(static_cast<std::uint32_t>(index), x, innerPoint)];
+    const int n = (x[0] + 1) + B * ((x[1] + 1) + B * (x[2] + 1));
     const int count = B * B * B;
     const float* source = state.post[state.parity[step.level]] + static_cast<std::int64_t>(block) * L::Q * count;
     float g[L::Q];
@@ -610,33 +612,25 @@ struct AmrInnerStep {
 // points are updated by each block holding them, with the same inputs (node-centred blocks), as
 // the other kernels do. The same bits as the general path (pullOne's same-level branch and
 // pullOwn). What a point costs is integer work (the populations' addresses) more than arithmetic:
-// no division (Divisor), the at most 8 blocks a point's pulls reach looked up once, 32-bit offsets
+// no division (CubeIndexer), the at most 8 blocks a point's pulls reach looked up once, 32-bit offsets
 // inside a block.
 template <class L, class C>
 struct AmrWholeBlockStep {
   AmrLevelStep<L, C> step;
   const std::int32_t* blocks = nullptr;  // ShellLists::wholeBlocks
   const std::int32_t* around = nullptr;  // ShellLists::around
-  Divisor byBlock, byPlane, byRow;       // B^3, B^2, B
+  CubeIndexer points;                    // B points a side
 
   AmrWholeBlockStep(const AmrLevelStep<L, C>& levelStep, const std::int32_t* wholeBlocks, const std::int32_t* neighbours)
-      : step(levelStep), blocks(wholeBlocks), around(neighbours) {
-    const auto B = static_cast<std::uint32_t>(levelStep.state.blockNodes);
-    byBlock = Divisor::of(B * B * B);
-    byPlane = Divisor::of(B * B);
-    byRow = Divisor::of(B);
-  }
+      : step(levelStep), blocks(wholeBlocks), around(neighbours), points(CubeIndexer::of(levelStep.state.blockNodes)) {}
 
   OCTO_HD void operator()(std::int64_t index) const {
     const AmrLbmLevels& state = step.state;
-    const int B = state.blockNodes;
-    const unsigned count = static_cast<unsigned>(B * B * B);
-    const unsigned flat = static_cast<unsigned>(index);  // 32 bits: AmrLbm caps the points below 2^31
-    const unsigned listed = byBlock.divide(flat);
+    const unsigned count = points.points;
+    int x[3];
+    unsigned n = 0;
+    const unsigned listed = points.split(static_cast<unsigned>(index), x, n);  // 32 bits: AmrLbm caps the points below 2^31
     const std::int32_t block = blocks[listed];
-    const unsigned n = flat - listed * count;
-    const unsigned z = byPlane.divide(n), y = byRow.divide(n - z * B * B);
-    const int x[3] = {static_cast<int>(n - (z * B + y) * B), static_cast<int>(y), static_cast<int>(z)};
     float g[L::Q];
     if (state.solid) {
       if (state.solid[static_cast<std::int64_t>(block) * count + n]) return;

@@ -34,4 +34,35 @@ struct Divisor {
   }
 };
 
+// A flat index over the points of a list of cubes of side^3 points each (point order: x fastest),
+// split into the cube's place in the list and the point's coordinates in it, with no division.
+struct CubeIndexer {
+  std::uint32_t side = 1, points = 1;
+  Divisor byCube, byPlane, byRow;
+
+  static CubeIndexer of(int side) {
+    if (side < 1 || side > 1290) throw Error("CubeIndexer: a side of " + std::to_string(side) + " points");
+    CubeIndexer made;
+    made.side = static_cast<std::uint32_t>(side);
+    made.points = made.side * made.side * made.side;
+    made.byCube = Divisor::of(made.points);
+    made.byPlane = Divisor::of(made.side * made.side);
+    made.byRow = Divisor::of(made.side);
+    return made;
+  }
+
+  // The cube's place in the list; x: the point's coordinates, `point` its index in the cube.
+  OCTO_HD OCTO_INLINE std::uint32_t split(std::uint32_t flat, int (&x)[3], std::uint32_t& point) const {
+    const std::uint32_t cube = byCube.divide(flat);
+    point = flat - cube * points;
+    const std::uint32_t z = byPlane.divide(point);
+    const std::uint32_t inPlane = point - z * side * side;
+    const std::uint32_t y = byRow.divide(inPlane);
+    x[0] = static_cast<int>(inPlane - y * side);
+    x[1] = static_cast<int>(y);
+    x[2] = static_cast<int>(z);
+    return cube;
+  }
+};
+
 }  // namespace octoflow

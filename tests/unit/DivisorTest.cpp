@@ -1,6 +1,7 @@
 // Division by a run-time divisor as a multiply and a shift (common/Divisor.hpp): the quotient of
 // every dividend below 2^31 that can go wrong (around each multiple of the divisor, the largest
-// dividends) for every divisor an octree block can have and beyond, and a refused divisor.
+// dividends) for every divisor an octree block can have and beyond, and a refused divisor; a flat
+// index split into cube and point coordinates (CubeIndexer) as nested loops number them.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -49,6 +50,35 @@ TEST(Divisor, RefusesZeroAndDivisorsFrom2To31) {
   EXPECT_THROW(Divisor::of(0), Error);
   EXPECT_THROW(Divisor::of(1u << 31), Error);
   EXPECT_NO_THROW(Divisor::of(kLargestDividend));
+}
+
+TEST(CubeIndexer, SplitsAFlatIndexIntoCubeAndPointInPointOrder) {
+  for (const int side : {1, 2, 15, 17, 31, 33, 65}) {
+    const CubeIndexer cubes = CubeIndexer::of(side);
+    std::uint32_t flat = 0;
+    for (std::uint32_t cube = 0; cube < 3; ++cube)
+      for (int z = 0; z < side; ++z)
+        for (int y = 0; y < side; ++y)
+          for (int x = 0; x < side; ++x, ++flat) {
+            int at[3];
+            std::uint32_t point = 0;
+            ASSERT_EQ(cubes.split(flat, at, point), cube) << "side " << side << ", index " << flat;
+            ASSERT_EQ(point, static_cast<std::uint32_t>(x + side * (y + side * z)));
+            ASSERT_EQ(at[0], x);
+            ASSERT_EQ(at[1], y);
+            ASSERT_EQ(at[2], z);
+          }
+  }
+  // The last point below 2^31 of cubes of 17^3 points (the octree's 32-bit cap).
+  const CubeIndexer leaves = CubeIndexer::of(17);
+  const std::uint32_t last = kLargestDividend;
+  int at[3];
+  std::uint32_t point = 0;
+  EXPECT_EQ(leaves.split(last, at, point), last / 4913u);
+  EXPECT_EQ(point, last % 4913u);
+  EXPECT_EQ(at[0] + 17 * (at[1] + 17 * at[2]), static_cast<int>(point));
+  EXPECT_THROW(CubeIndexer::of(0), Error);
+  EXPECT_THROW(CubeIndexer::of(1291), Error);
 }
 
 }  // namespace
