@@ -626,11 +626,15 @@ struct AmrWholeBlockStep {
 
   OCTO_HD void operator()(std::int64_t index) const {
     const AmrLbmLevels& state = step.state;
-    const unsigned count = points.points;
-    int x[3];
-    unsigned n = 0;
-    const unsigned listed = points.split(static_cast<unsigned>(index), x, n);  // 32 bits: AmrLbm caps the points below 2^31
+    const int B = state.blockNodes;
+    const unsigned count = static_cast<unsigned>(B * B * B);
+    const unsigned flat = static_cast<unsigned>(index);  // 32 bits: AmrLbm caps the points below 2^31
+    // The block first: its neighbours' lookups wait on it, the coordinates do not.
+    const unsigned listed = points.cube(flat);
     const std::int32_t block = blocks[listed];
+    const unsigned n = flat - listed * count;
+    int x[3];
+    points.coordinates(n, x);
     float g[L::Q];
     if (state.solid) {
       if (state.solid[static_cast<std::int64_t>(block) * count + n]) return;

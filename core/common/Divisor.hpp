@@ -51,17 +51,24 @@ struct CubeIndexer {
     return made;
   }
 
-  // The cube's place in the list; x: the point's coordinates, `point` its index in the cube.
-  OCTO_HD OCTO_INLINE std::uint32_t split(std::uint32_t flat, int (&x)[3], std::uint32_t& point) const {
-    const std::uint32_t cube = byCube.divide(flat);
-    point = flat - cube * points;
+  // The place in the list of the cube that flat index `flat` lies in.
+  OCTO_HD OCTO_INLINE std::uint32_t cube(std::uint32_t flat) const { return byCube.divide(flat); }
+
+  // The coordinates of point `point` of a cube.
+  OCTO_HD OCTO_INLINE void coordinates(std::uint32_t point, int (&x)[3]) const {
     const std::uint32_t z = byPlane.divide(point);
-    const std::uint32_t inPlane = point - z * side * side;
-    const std::uint32_t y = byRow.divide(inPlane);
-    x[0] = static_cast<int>(inPlane - y * side);
+    const std::uint32_t y = byRow.divide(point - z * side * side);
+    x[0] = static_cast<int>(point - (z * side + y) * side);
     x[1] = static_cast<int>(y);
     x[2] = static_cast<int>(z);
-    return cube;
+  }
+
+  // Both: the cube's place in the list; x: the point's coordinates, `point` its index in the cube.
+  OCTO_HD OCTO_INLINE std::uint32_t split(std::uint32_t flat, int (&x)[3], std::uint32_t& point) const {
+    const std::uint32_t at = cube(flat);
+    point = flat - at * points;
+    coordinates(point, x);
+    return at;
   }
 };
 
