@@ -14,10 +14,14 @@ namespace {
 
 constexpr std::uint32_t kLargestDividend = (1u << 31) - 1;
 
-void expectQuotients(std::uint32_t divisor, std::mt19937& random) {
+// Whether every checked quotient of `divisor` is right (the first wrong one reported).
+bool expectQuotients(std::uint32_t divisor, std::mt19937& random) {
   const Divisor by = Divisor::of(divisor);
+  bool right = true;
   const auto expectAt = [&](std::uint32_t n) {
-    ASSERT_EQ(by.divide(n), n / divisor) << n << " / " << divisor;
+    if (!right || by.divide(n) == n / divisor) return;
+    right = false;
+    ADD_FAILURE() << n << " / " << divisor << ": " << by.divide(n) << ", not " << n / divisor;
   };
   // Each side of the first multiples and of the multiples just below 2^31.
   const std::uint64_t lastMultiple = kLargestDividend / divisor;
@@ -32,18 +36,24 @@ void expectQuotients(std::uint32_t divisor, std::mt19937& random) {
   expectAt(kLargestDividend);
   std::uniform_int_distribution<std::uint32_t> anyDividend(0, kLargestDividend);
   for (int sample = 0; sample < 200; ++sample) expectAt(anyDividend(random));
+  return right;
 }
 
 TEST(Divisor, GivesTheQuotientOfEveryDividendBelowTwoToThe31) {
   std::mt19937 random(7);
-  // Every divisor up to 65^3 + 1 (the largest block's points), then powers of two and their
-  // neighbours, then some large ones.
+  // Every divisor up to 5000, then every 997th up to 65^3 + 1; the points of every block side
+  // (15, 17, 31, 33, 63, 65: inner cubes and blocks), their squares; powers of two and their
+  // neighbours; some large ones. Stops at the first divisor with a wrong quotient.
   for (std::uint32_t divisor = 1; divisor <= 65 * 65 * 65 + 1; divisor += divisor < 5000 ? 1 : 997)
-    expectQuotients(divisor, random);
+    ASSERT_TRUE(expectQuotients(divisor, random));
+  for (const std::uint32_t side : {15u, 17u, 31u, 33u, 63u, 65u}) {
+    ASSERT_TRUE(expectQuotients(side * side, random));
+    ASSERT_TRUE(expectQuotients(side * side * side, random));
+  }
   for (int power = 1; power < 31; ++power)
-    for (const std::int64_t nudge : {-1, 0, 1}) expectQuotients(static_cast<std::uint32_t>((std::int64_t{1} << power) + nudge), random);
-  for (const std::uint32_t divisor : {17u * 17u * 17u, 33u * 33u * 33u, 1000000007u, kLargestDividend})
-    expectQuotients(divisor, random);
+    for (const std::int64_t nudge : {-1, 0, 1})
+      ASSERT_TRUE(expectQuotients(static_cast<std::uint32_t>((std::int64_t{1} << power) + nudge), random));
+  for (const std::uint32_t divisor : {1000000007u, kLargestDividend}) ASSERT_TRUE(expectQuotients(divisor, random));
 }
 
 TEST(Divisor, RefusesZeroAndDivisorsFrom2To31) {
@@ -76,7 +86,8 @@ TEST(CubeIndexer, SplitsAFlatIndexIntoCubeAndPointInPointOrder) {
   std::uint32_t point = 0;
   EXPECT_EQ(leaves.split(last, at, point), last / 4913u);
   EXPECT_EQ(point, last % 4913u);
-  EXPECT_EQ(at[0] + 17 * (at[1] + 17 * at[2]), static_cast<int>(point));
+  const int expected[3] = {static_cast<int>(point % 17), static_cast<int>(point / 17 % 17), static_cast<int>(point / 289)};
+  for (int axis = 0; axis < 3; ++axis) EXPECT_EQ(at[axis], expected[axis]) << "axis " << axis;
   EXPECT_THROW(CubeIndexer::of(0), Error);
   EXPECT_THROW(CubeIndexer::of(1291), Error);
 }
