@@ -76,9 +76,8 @@ struct ShellLists {
   std::int64_t otherCount = 0;
 };
 
-// Where around a block the point one step beyond it lies on each axis (-1, 0, +1, for coordinates
-// -1, 0 .. B - 1, B), and the index 0 .. 26 of that neighbour (13: the block itself).
-OCTO_HD inline int sideOf(int s, int blockNodes) { return s < 0 ? -1 : (s >= blockNodes ? 1 : 0); }
+// The index 0 .. 26 of the neighbour a block has at offset (ox, oy, oz), each -1, 0 or +1 (13: the
+// block itself).
 OCTO_HD inline int neighbourIndex(int ox, int oy, int oz) { return (ox + 1) + 3 * (oy + 1) + 9 * (oz + 1); }
 
 // What a linked point's pulls from finer blocks read: the rebuilt sources, and this point's Q
@@ -583,8 +582,7 @@ struct AmrInnerStep {
     const AmrLbmLevels& state = step.state;
     const int B = state.blockNodes;
     int x[3];
-    std::uint32_t innerPoint = 0;
-    const std::int32_t block = step.levelBlocks[inner.split(static_cast<std::uint32_t>(index), x, innerPoint)];
+    const std::int32_t block = step.levelBlocks[inner.split(static_cast<std::uint32_t>(index), x)];
     const int n = (x[0] + 1) + B * ((x[1] + 1) + B * (x[2] + 1));
     const int count = B * B * B;
     const float* source = state.post[state.parity[step.level]] + static_cast<std::int64_t>(block) * L::Q * count;

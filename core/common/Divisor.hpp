@@ -63,11 +63,10 @@ struct CubeIndexer {
     x[2] = static_cast<int>(z);
   }
 
-  // Both: the cube's place in the list; x: the point's coordinates, `point` its index in the cube.
-  OCTO_HD OCTO_INLINE std::uint32_t split(std::uint32_t flat, int (&x)[3], std::uint32_t& point) const {
+  // Both: the cube's place in the list, and in x the coordinates of the point in it.
+  OCTO_HD OCTO_INLINE std::uint32_t split(std::uint32_t flat, int (&x)[3]) const {
     const std::uint32_t at = cube(flat);
-    point = flat - at * points;
-    coordinates(point, x);
+    coordinates(flat - at * points, x);
     return at;
   }
 };
