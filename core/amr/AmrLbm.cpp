@@ -208,6 +208,7 @@ void AmrLbm::initialise(const InitialState& initial) {
       }
     });
     for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
+    forgetTapSums();
     // Both parities: solid points are never stepped and keep (and report) their initial state.
     for (int parity = 0; parity < 2; ++parity) {
       post_[parity].copyFrom(post.data(), post.size());
@@ -217,8 +218,17 @@ void AmrLbm::initialise(const InitialState& initial) {
   step_ = 0;
 }
 
+void AmrLbm::forgetTapSums() {
+  for (ShellLists& lists : shells_) lists.tapSums.oldMade = false;
+}
+
 void AmrLbm::stepLevel(int level, float timeWeight) {
   const std::int64_t count = static_cast<std::int64_t>(levelBlocks_[static_cast<std::size_t>(level)].size());
+  // A level's first sub-step sums its interface points' coarse taps anew (AmrCoarseTapsStep): the
+  // sums of the coarse step before become the old ones.
+  InterfaceTapSums& tapSums = shells_[static_cast<std::size_t>(level)].tapSums;
+  const bool firstSubStep = timeWeight == 0.0f;
+  if (firstSubStep) std::swap(tapSums.now, tapSums.old);
   if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
     if (settings_.backend == exec::Backend::Cuda)
@@ -229,6 +239,7 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
       detail::stepLevelCpu(settings_.lattice, settings_.collision, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
                            level, timeWeight, shells_[static_cast<std::size_t>(level)]);
   }
+  if (firstSubStep) tapSums.oldMade = true;
   state_.parity[level] = 1 - state_.parity[level];
   if (levelStepped_) levelStepped_(level);
 }
@@ -339,6 +350,7 @@ void AmrLbm::restore(const AmrLbmSnapshot& snapshot) {
     if (pre_[n].size()) pre_[n].copyFrom(pre.data(), pre.size());
   }
   for (int level = 0; level < layout_.levels; ++level) state_.parity[level] = snapshot.parity[static_cast<std::size_t>(level)];
+  forgetTapSums();
   step_ = snapshot.step;
 }
 
@@ -880,6 +892,9 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
         buffers.finerPoints = uploaded(space, finerPoints);
         buffers.sourceOf = uploaded(space, sourceOf);
         buffers.rebuilt = exec::Buffer<float>(space, finerPoints.size() * L::Q);
+        for (exec::Buffer<float>& sums : buffers.tapSums)
+          sums = exec::Buffer<float>(space, static_cast<std::size_t>(lists.count[static_cast<int>(ShellKind::Interface)]) * L::Q);
+        lists.tapSums = InterfaceTapSums{buffers.tapSums[0].data(), buffers.tapSums[1].data(), false};
         lists.points = buffers.points.data();
         lists.finer = FinerSources{buffers.finerPoints.data(), static_cast<std::int64_t>(finerPoints.size()),
                                    buffers.sourceOf.data(), buffers.rebuilt.data()};

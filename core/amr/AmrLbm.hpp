@@ -215,6 +215,9 @@ private:
   // the block itself at 13, -1: a wall).
   bool steppedWhole(std::int32_t index, std::vector<std::int32_t>& around) const;
   double sharedPart(const BlockPlacement& block, int i, int j, int k) const;
+  // The interface points' tap sums of the coarse step before no longer hold (a new state): the
+  // next first sub-step makes both (InterfaceTapSums).
+  void forgetTapSums();
   void stepLevel(int level, float timeWeight);
   void advanceLevel(int level, float timeWeight);
 
@@ -233,12 +236,14 @@ private:
   exec::Buffer<float> post_[2];
   exec::Buffer<float> pre_[2];
   std::vector<exec::Buffer<std::int32_t>> levelBlocks_;
-  // Per level, for AmrKernel::Sorted and Whole: the shell points sorted by kind and the finer
-  // sources of the linked ones (ShellLists, FinerSources); for Whole, the blocks stepped whole.
+  // Per level, for AmrKernel::Sorted and Whole: the shell points sorted by kind, the finer
+  // sources of the linked ones and the sums of the interface points' coarse taps (ShellLists,
+  // FinerSources, InterfaceTapSums); for Whole, the blocks stepped whole.
   struct SortedShell {
     exec::Buffer<ShellPoint> points, finerPoints;
     exec::Buffer<std::int32_t> sourceOf, wholeBlocks, around, otherBlocks;
     exec::Buffer<float> rebuilt;
+    exec::Buffer<float> tapSums[2];  // InterfaceTapSums' two arrays
   };
   std::vector<SortedShell> sortedShells_;
   std::vector<ShellLists> shells_;

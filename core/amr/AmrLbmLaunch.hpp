@@ -43,8 +43,19 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
       executor.parallelFor(shells.count[0], AmrShellKindStep<L, C, ShellKind::SameLevel>{step, shells.points, {}});
       shellExecutor.parallelFor(shells.finer.count, AmrFinerSourceStep<L, C>{step, shells.finer});
       shellExecutor.parallelFor(shells.count[1], AmrShellKindStep<L, C, ShellKind::Linked>{step, linked, shells.finer});
-      shellExecutor.parallelFor(shells.count[2],
-                                AmrShellKindStep<L, C, ShellKind::Interface>{step, linked + shells.count[1], {}});
+      const ShellPoint* interfacePoints = linked + shells.count[1];
+      const std::int64_t interfaceCount = shells.count[2];
+      if (timeWeight == 0.0f && interfaceCount > 0) {
+        // The level's first sub-step: the coarser level has just stepped (AmrLbm::stepLevel swapped
+        // the sums of the step before into `old`).
+        if (shells.tapSums.oldMade)
+          shellExecutor.parallelFor(interfaceCount,
+                                    AmrCoarseTapsStep<L, C, false>{step, interfacePoints, interfaceCount, shells.tapSums});
+        else
+          shellExecutor.parallelFor(interfaceCount,
+                                    AmrCoarseTapsStep<L, C, true>{step, interfacePoints, interfaceCount, shells.tapSums});
+      }
+      shellExecutor.parallelFor(interfaceCount, AmrInterfaceStep<L, C>{step, interfacePoints, interfaceCount, shells.tapSums});
       return;
     }
     if constexpr (everyForm) {

@@ -60,12 +60,25 @@ struct FinerSources {
   float* rebuilt = nullptr;
 };
 
+// The coarse taps of a level's interface points (ShellKind::Interface) summed with their weights
+// once a step of the coarser level, at the level's first sub-step (AmrCoarseTapsStep), rather than
+// at each of its two sub-steps and for each of the coarser level's two states: pre-collision
+// populations, population q of interface point i at [q count + i]; `now` from the coarser level's
+// current state, `old` from its state a coarse step before: the sums of that step, kept
+// (`oldMade`), or made again after a set-up, restore or regrid.
+struct InterfaceTapSums {
+  float* now = nullptr;
+  float* old = nullptr;
+  bool oldMade = false;
+};
+
 // A level's shell points sorted by kind: count[0] same-level points, then count[1] linked ones, then
 // count[2] interface points, and the finer sources of the linked ones (device memory on CUDA).
 struct ShellLists {
   const ShellPoint* points = nullptr;
   std::int64_t count[kShellKinds] = {0, 0, 0};
   FinerSources finer;
+  InterfaceTapSums tapSums;
   // AmrKernel::Whole: the level's blocks stepped whole (every neighbour of their level or a resting
   // wall: AmrWholeBlockStep) and the 27 blocks around each of them, then the level's other blocks
   // (inner points, and the shell points above, which are theirs only).
@@ -251,16 +264,48 @@ struct AmrLevelStep {
     } else {
       CoarseTaps taps;
       if (!coarseTaps(link, s, taps)) return false;
-      for (int c = 0; c < taps.count[2]; ++c)
-        for (int b = 0; b < taps.count[1]; ++b)
-          for (int a = 0; a < taps.count[0]; ++a) {
-            const int i = taps.index[0][a], j = taps.index[1][b], k = taps.index[2][c];
-            if (solidAt(link.block, i, j, k)) continue;
-            addPreCollision(set, link.block, sourceLevel, i, j, k,
-                            taps.normalise * taps.weight[0][a] * taps.weight[1][b] * taps.weight[2][c], time);
-          }
+      forEachFluidTap(link, taps, [&](int i, int j, int k, float weight) {
+        addPreCollision(set, link.block, sourceLevel, i, j, k, weight, time);
+      });
     }
     rescaleToLevel(link.levelShift, set);
+    return true;
+  }
+
+  // Calls add(i, j, k, weight) for each coarse tap that is not solid, its weight renormalised.
+  template <class Add>
+  OCTO_HD OCTO_INLINE void forEachFluidTap(const RegionLink& link, const CoarseTaps& taps, Add&& add) const {
+    for (int c = 0; c < taps.count[2]; ++c)
+      for (int b = 0; b < taps.count[1]; ++b)
+        for (int a = 0; a < taps.count[0]; ++a) {
+          const int i = taps.index[0][a], j = taps.index[1][b], k = taps.index[2][c];
+          if (solidAt(link.block, i, j, k)) continue;
+          add(i, j, k, taps.normalise * taps.weight[0][a] * taps.weight[1][b] * taps.weight[2][c]);
+        }
+  }
+
+  // The pre-collision populations of the coarse taps of point x of this level (held by the coarser
+  // block of `link`), summed with their weights: the coarser level's current state in `now` and,
+  // WithOld, its state a coarse step before in `old` (each sum added up in the same order, so the
+  // sums of one state are the same bits whenever they are made). False (sums 0) when every tap is
+  // solid.
+  template <bool WithOld>
+  OCTO_HD OCTO_INLINE bool sumCoarseTaps(const RegionLink& link, const int (&x)[3], float (&now)[L::Q],
+                                         float (&old)[L::Q]) const {
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) now[q] = old[q] = 0.0f;
+    CoarseTaps taps;
+    if (!coarseTaps(link, x, taps)) return false;
+    const int current = state.parity[level + link.levelShift];
+    const std::int64_t slot = state.sourceSlot[link.block];
+    forEachFluidTap(link, taps, [&](int i, int j, int k, float weight) {
+      const std::int64_t n = state.point(i, j, k);
+      OCTO_UNROLL
+      for (int q = 0; q < L::Q; ++q) {
+        now[q] += weight * population(state.pre[current], slot, q, n);
+        if constexpr (WithOld) old[q] += weight * population(state.pre[1 - current], slot, q, n);
+      }
+    });
     return true;
   }
 
@@ -340,16 +385,33 @@ struct AmrLevelStep {
     return Rebuilt{set[q], false};
   }
 
-  // A point shared with a coarser block: its whole step from the coarse state (out of line, as
-  // above).
+  // A point shared with a coarser block: its whole step from the coarse state at the end of this
+  // step (out of line, as above). The sorted and whole-block kernels take the sums of its coarse
+  // taps made once a coarse step instead (AmrInterfaceStep), with the same bits.
   OCTO_HD OCTO_NOINLINE void updateInterfacePoint(std::int32_t block, std::int64_t n, const RegionLink& link, int x0,
                                                   int x1, int x2) const {
     const int x[3] = {x0, x1, x2};
-    float g[L::Q];
-    if (!rebuiltPreCollision(link, x, timeWeight + 0.5f, g)) {
-      // Every coarse point around is solid: the point steps on its own level (bounce-back).
-      pullPopulations(block, state.blocks[block], x, n, state.post[state.parity[level]], g);
+    float now[L::Q], old[L::Q];
+    if (sumCoarseTaps<true>(link, x, now, old)) {
+      finishInterfacePoint(block, n, now, old);
+      return;
     }
+    // Every coarse point around is solid: the point steps on its own level (bounce-back).
+    float g[L::Q];
+    pullPopulations(block, state.blocks[block], x, n, state.post[state.parity[level]], g);
+    finishPoint(block, n, g);
+  }
+
+  // An interface point's step from the sums of its coarse taps (sumCoarseTaps): the coarse state at
+  // the end of this step, time 0.5 (old and current states in equal parts) or 1 (the current one)
+  // of the coarser level's step, made this level's (rescaled) and collided.
+  OCTO_HD OCTO_INLINE void finishInterfacePoint(std::int32_t block, std::int64_t n, const float (&now)[L::Q],
+                                                const float (&old)[L::Q]) const {
+    const float time = timeWeight + 0.5f;
+    float g[L::Q];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) g[q] = time < 1.0f ? (1.0f - time) * old[q] + time * now[q] : now[q];
+    rescaleToLevel(-1, g);
     finishPoint(block, n, g);
   }
 
@@ -376,9 +438,13 @@ struct AmrLevelStep {
     return nullptr;
   }
 
-  // The kind of shell point x of `block` is (a fluid point).
+  // The kind of shell point x of `block` is (a fluid point). A point shared with a coarser block
+  // whose coarse taps are all solid steps on its own level, as a linked point.
   OCTO_HD ShellKind shellKind(const BlockPlacement& placement, const int (&x)[3]) const {
-    if (level > 0 && coarserHolder(placement, x)) return ShellKind::Interface;
+    if (const RegionLink* coarser = level > 0 ? coarserHolder(placement, x) : nullptr) {
+      CoarseTaps taps;
+      return coarseTaps(*coarser, x, taps) ? ShellKind::Interface : ShellKind::Linked;
+    }
     const int B = state.blockNodes;
     for (int q = 1; q < L::Q; ++q) {
       const int rx = regionOf(x[0] - L::c(q, 0), B), ry = regionOf(x[1] - L::c(q, 1), B), rz = regionOf(x[2] - L::c(q, 2), B);
@@ -745,9 +811,10 @@ struct AmrShellStep {
 
 // The shell points of one kind (ShellKind) of a level, listed block by block (AmrKernel::Sorted):
 // a warp runs one kind's path, and same-level points a lean one without level links or face rules.
-// Solid points are not listed.
+// Solid points are not listed; interface points run AmrInterfaceStep.
 template <class L, class C, ShellKind Kind>
 struct AmrShellKindStep {
+  static_assert(Kind != ShellKind::Interface, "interface points: AmrInterfaceStep");
   AmrLevelStep<L, C> step;
   const ShellPoint* points = nullptr;
   FinerSources finer;  // ShellKind::Linked: the finer sources, rebuilt already
@@ -756,17 +823,58 @@ struct AmrShellKindStep {
     const ShellPoint entry = points[index];
     const int B = step.state.blockNodes;
     const int x[3] = {entry.point % B, (entry.point / B) % B, entry.point / (B * B)};
-    const BlockPlacement& placement = step.state.blocks[entry.block];
-    if constexpr (Kind == ShellKind::Interface) {
-      step.updateInterfacePoint(entry.block, entry.point, *step.coarserHolder(placement, x), x[0], x[1], x[2]);
-    } else {
-      const RebuiltPulls pulls{finer.rebuilt, finer.count, finer.sourceOf ? finer.sourceOf + index * L::Q : nullptr};
-      float g[L::Q];
-      step.template pullPopulations<0, 0, 0, Kind == ShellKind::SameLevel>(
-          entry.block, placement, x, entry.point, step.state.post[step.state.parity[step.level]], g,
-          Kind == ShellKind::Linked ? &pulls : nullptr);
-      step.finishPoint(entry.block, entry.point, g);
+    const RebuiltPulls pulls{finer.rebuilt, finer.count, finer.sourceOf ? finer.sourceOf + index * L::Q : nullptr};
+    float g[L::Q];
+    step.template pullPopulations<0, 0, 0, Kind == ShellKind::SameLevel>(
+        entry.block, step.state.blocks[entry.block], x, entry.point, step.state.post[step.state.parity[step.level]], g,
+        Kind == ShellKind::Linked ? &pulls : nullptr);
+    step.finishPoint(entry.block, entry.point, g);
+  }
+};
+
+// The coarse taps of a level's interface points summed (InterfaceTapSums), at the level's first
+// sub-step, after the coarser level's step: its current state, and WithOld its state before.
+template <class L, class C, bool WithOld>
+struct AmrCoarseTapsStep {
+  AmrLevelStep<L, C> step;
+  const ShellPoint* points = nullptr;  // the level's interface points
+  std::int64_t count = 0;
+  InterfaceTapSums sums;
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const ShellPoint entry = points[index];
+    const int B = step.state.blockNodes;
+    const int x[3] = {entry.point % B, (entry.point / B) % B, entry.point / (B * B)};
+    float now[L::Q], old[L::Q];
+    // Listed as interface points: held by a coarser block, not every tap solid (shellKind).
+    step.template sumCoarseTaps<WithOld>(*step.coarserHolder(step.state.blocks[entry.block], x), x, now, old);
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      sums.now[q * count + index] = now[q];
+      if constexpr (WithOld) sums.old[q * count + index] = old[q];
     }
+  }
+};
+
+// A level's interface points stepped from the sums of their coarse taps: no link, tap or coarse
+// state read, Q values a point (and Q more at the first sub-step, the coarse state before).
+template <class L, class C>
+struct AmrInterfaceStep {
+  AmrLevelStep<L, C> step;
+  const ShellPoint* points = nullptr;
+  std::int64_t count = 0;
+  InterfaceTapSums sums;
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const ShellPoint entry = points[index];
+    const bool withOld = step.timeWeight + 0.5f < 1.0f;
+    float now[L::Q], old[L::Q];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      now[q] = sums.now[q * count + index];
+      old[q] = withOld ? sums.old[q * count + index] : 0.0f;
+    }
+    step.finishInterfacePoint(entry.block, entry.point, now, old);
   }
 };
 
