@@ -295,10 +295,15 @@ void AmrLbm::fetchMoments(std::vector<float>& density, std::vector<float>& veloc
   copyMoments(density.data(), velocity.data(), blocks);
 }
 
+void AmrLbm::fetchVelocity(std::vector<float>& velocity, std::size_t blocks) {
+  velocity.resize(3 * std::min(blocks, held_.blocks.size()) * static_cast<std::size_t>(held_.pointsPerBlock()));
+  copyMoments(nullptr, velocity.data(), blocks);
+}
+
 void AmrLbm::copyMoments(float* density, float* velocity, std::size_t blocks) {
   const std::size_t wanted = std::min(blocks, held_.blocks.size()) * static_cast<std::size_t>(held_.pointsPerBlock());
   const float* moments = workingMoments(blocks);
-  exec::copyBytes(density, moments, wanted * sizeof(float));
+  if (density) exec::copyBytes(density, moments, wanted * sizeof(float));
   exec::copyBytes(velocity, moments + wanted, 3 * wanted * sizeof(float));
 }
 

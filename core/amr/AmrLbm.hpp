@@ -141,7 +141,10 @@ public:
   // first): density and velocity (xyz).
   static constexpr std::size_t kEveryHeldBlock = static_cast<std::size_t>(-1);
   void fetchMoments(std::vector<float>& density, std::vector<float>& velocity, std::size_t blocks = kEveryHeldBlock);
-  // The same into host arrays the caller holds, of room enough (a value, and three, a point).
+  // The velocity alone (what tracers move in; the density stays where the solver is).
+  void fetchVelocity(std::vector<float>& velocity, std::size_t blocks = kEveryHeldBlock);
+  // The same into host arrays the caller holds, of room enough (a value, and three, a point);
+  // `density` null: the velocity alone is copied.
   void copyMoments(float* density, float* velocity, std::size_t blocks);
   // The fluid's mass: density times the volume of each point's dual cell in level-0 units
   // (h_L^3 with h_L = 2^-L, halved across each face a point shares with another block; walls lie

@@ -454,7 +454,7 @@ private:
   }
 
   // Collective: density and velocity of the points of blocks (host, block order): every block on
-  // rank 0 and none elsewhere for RankZero (without `withDensity`, the velocity alone over ranks),
+  // rank 0 and none elsewhere for RankZero (without `withDensity`, the velocity alone),
   // each rank those of blocks_.valuesHeld alone (its run and the blocks around it) for Pieces.
   void fetchBlockMoments(std::vector<float>& density, std::vector<float>& velocity, BlockFieldsFor whom, bool withDensity) {
 #if OCTOFLOW_HAVE_MPI
@@ -462,8 +462,11 @@ private:
     if (distributed_ && !withDensity) return distributed_->fetchVelocity(velocity, 0);
     if (distributed_) return distributed_->fetchMoments(density, velocity, 0);
 #endif
-    (void)whom, (void)withDensity;
-    solver_->fetchMoments(density, velocity);
+    (void)whom;
+    if (withDensity)
+      solver_->fetchMoments(density, velocity);
+    else
+      solver_->fetchVelocity(velocity);
   }
   // Collective: every block's state on rank 0 (elsewhere no populations).
   AmrLbmSnapshot snapshotOnRankZero() {

@@ -267,8 +267,9 @@ void DistributedAmrLbm::fetchMoments(std::vector<float>& density, std::vector<fl
 }
 
 void DistributedAmrLbm::fetchVelocity(std::vector<float>& velocity, int root) {
-  std::vector<float> ownDensity, ownVelocity;
-  fetchOwnMoments(ownDensity, ownVelocity);
+  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
+  std::vector<float> ownVelocity;
+  local_->fetchVelocity(ownVelocity, static_cast<std::size_t>(own.end - own.first));
   gatherRuns(ownVelocity.data(), 3 * local_->layout().pointsPerBlock(), false, velocity, root);
 }
 

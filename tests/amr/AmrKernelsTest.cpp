@@ -211,6 +211,21 @@ TEST(AmrLbm, TrtAndMrtGiveTheSameBitsWithWholeBlocksAndSortedShells) {
   }
 }
 
+TEST(AmrLbm, TheVelocityFetchedAloneIsFetchMomentsVelocity) {
+  AmrLbm amr(test::wholeBlocksTree(), test::cpuSettings(lbm::LatticeKind::D3Q19, 0.56));
+  amr.initialise(wholeBlocksFlow);
+  amr.advance(2);
+  std::vector<float> density, velocity, alone{-1.0f}, firstBlocks;
+  amr.fetchMoments(density, velocity);
+  amr.fetchVelocity(alone);
+  EXPECT_EQ(alone, velocity);
+  // A run's own blocks come first: the first two blocks' velocities.
+  amr.fetchVelocity(firstBlocks, 2);
+  const std::size_t firstValues = 2 * 3 * static_cast<std::size_t>(amr.layout().pointsPerBlock());
+  ASSERT_EQ(firstBlocks.size(), firstValues);
+  EXPECT_TRUE(std::equal(firstBlocks.begin(), firstBlocks.end(), velocity.begin()));
+}
+
 TEST(AmrLbm, TheKernelComparisonsFormsRefuseOtherCollisionsThanBgk) {
   AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
   settings.collision = lbm::CollisionKind::Mrt;
