@@ -165,6 +165,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   state_.solid = solid_.size() ? solid_.data() : nullptr;
   if (state_.solid) findObstacleLinks(heldSolid);
   shells_.resize(static_cast<std::size_t>(layout_.levels));
+  blocksSteppedWhole_.assign(static_cast<std::size_t>(layout_.levels), 0);
   if (settings.kernel == AmrKernel::Sorted || settings.kernel == AmrKernel::Whole) sortShells(heldSolid);
   if (previous) {
     adopt(*previous);
@@ -768,20 +769,21 @@ void AmrLbm::findObstacleLinks(const std::vector<std::uint8_t>& solidPoints) {
   linkForces_ = exec::Buffer<double>(space, 3 * obstacleLinks_.size());
 }
 
-bool AmrLbm::steppedWhole(std::int32_t index, std::vector<std::int32_t>& around) const {
+bool AmrLbm::blocksAround(std::int32_t index, std::int32_t (&around)[27]) const {
   const BlockPlacement& block = held_.blocks[static_cast<std::size_t>(index)];
-  std::int32_t neighbours[27];
+  bool onLevel = true;
   for (int oz = -1; oz <= 1; ++oz)
     for (int oy = -1; oy <= 1; ++oy)
       for (int ox = -1; ox <= 1; ++ox) {
         const int across = neighbourIndex(ox, oy, oz);
         if (across == 13) {
-          neighbours[across] = index;  // the block itself
+          around[across] = index;  // the block itself
           continue;
         }
-        // Every region across this face, edge or corner (on the axes along it, both halves).
-        std::int32_t holder = -2;
+        // Every region across this face, edge or corner (on the axes along it, both halves): one
+        // block of this level, or a resting wall, or else another level or an open face.
         const int side[3] = {ox, oy, oz};
+        std::int32_t holder = kOtherLevelOrOpenFace;
         for (int half = 0; half < 8; ++half) {
           int region[3];
           for (int axis = 0; axis < 3; ++axis)
@@ -789,20 +791,19 @@ bool AmrLbm::steppedWhole(std::int32_t index, std::vector<std::int32_t>& around)
           const RegionLink& link = block.links[regionIndex(region[0], region[1], region[2])];
           const bool sameLevel = link.block >= 0 && link.levelShift == 0;
           const bool restingWall = link.block < 0 && !state_.faceRules;
-          if (!sameLevel && !restingWall) return false;
-          if (holder != -2 && link.block != holder) return false;
-          holder = link.block;
+          const std::int32_t entry = sameLevel ? link.block : (restingWall ? kRestingWall : kOtherLevelOrOpenFace);
+          holder = half == 0 || entry == holder ? entry : kOtherLevelOrOpenFace;
         }
-        neighbours[across] = holder;
+        around[across] = holder;
+        onLevel = onLevel && holder != kOtherLevelOrOpenFace;
       }
-  around.insert(around.end(), neighbours, neighbours + 27);
-  return true;
+  return onLevel;
 }
 
 // The shell points of each level's blocks (fluid ones), sorted by kind (AmrLevelStep::shellKind)
 // for AmrKernel::Sorted, block by block within a kind, in point order within a block; the finer
-// points the linked ones pull from (FinerSources). For AmrKernel::Whole, the blocks stepped whole
-// first (their shells are not listed).
+// points the linked ones pull from (FinerSources). For AmrKernel::Whole, the blocks around each
+// block, and only the shell points the block kernel leaves (blocksAcross) listed.
 void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
   AmrLbmLevels host = state_;
   host.blocks = held_.blocks.data();
@@ -814,20 +815,21 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
     if constexpr (L::dimensions == 3) {
       for (int level = 0; level < held_.levels; ++level) {
         const AmrLevelStep<L> step{host, nullptr, level, 0.0f};
-        // Each block sorted on the host's threads (its 27 neighbours if stepped whole, else its
+        // Each block sorted on the host's threads (its 27 neighbours for the block kernel, its
         // shell points by kind), then the lists joined in block order.
         struct SortedBlock {
           bool whole = false;
-          std::vector<std::int32_t> around;
+          std::int32_t around[27] = {};
           std::vector<ShellPoint> byKind[kShellKinds];
         };
+        const bool blockKernel = settings_.kernel == AmrKernel::Whole;
         const std::vector<int>& members = held_.byLevel[static_cast<std::size_t>(level)];
         std::vector<SortedBlock> sortedBlocks(members.size());
         exec::forEachOnHostThreads(static_cast<Index>(members.size()), [&](Index listed) {
           const int b = members[static_cast<std::size_t>(listed)];
           if (b >= ownedCount_) return;  // a ghost: read, not stepped
           SortedBlock& sortedBlock = sortedBlocks[static_cast<std::size_t>(listed)];
-          sortedBlock.whole = settings_.kernel == AmrKernel::Whole && steppedWhole(b, sortedBlock.around);
+          sortedBlock.whole = blockKernel && blocksAround(b, sortedBlock.around);
           const BlockPlacement& block = held_.blocks[static_cast<std::size_t>(b)];
           if (sortedBlock.whole) return;
           for (int k = 0; k < B; ++k)
@@ -836,18 +838,20 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
                 const int x[3] = {i, j, k};
                 const bool shell = i == 0 || j == 0 || k == 0 || i == B - 1 || j == B - 1 || k == B - 1;
                 if (!shell || step.solidAt(b, i, j, k)) continue;
+                std::int32_t across[8];
+                if (blockKernel && blocksAcross(sortedBlock.around, b, x, B, across)) continue;
                 const ShellPoint entry{b, static_cast<std::int32_t>(host.point(i, j, k))};
                 sortedBlock.byKind[static_cast<int>(step.shellKind(block, x))].push_back(entry);
               }
         });
         std::vector<ShellPoint> byKind[kShellKinds];
-        std::vector<std::int32_t> wholeBlocks, around, otherBlocks;
+        std::vector<std::int32_t> around;
         for (std::size_t listed = 0; listed < members.size(); ++listed) {
           const int b = members[listed];
           if (b >= ownedCount_) continue;
           const SortedBlock& sortedBlock = sortedBlocks[listed];
-          (sortedBlock.whole ? wholeBlocks : otherBlocks).push_back(b);
-          around.insert(around.end(), sortedBlock.around.begin(), sortedBlock.around.end());
+          blocksSteppedWhole_[static_cast<std::size_t>(level)] += sortedBlock.whole ? 1 : 0;
+          if (blockKernel) around.insert(around.end(), std::begin(sortedBlock.around), std::end(sortedBlock.around));
           for (int kind = 0; kind < kShellKinds; ++kind)
             byKind[kind].insert(byKind[kind].end(), sortedBlock.byKind[kind].begin(), sortedBlock.byKind[kind].end());
         }
@@ -885,14 +889,8 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
           }
         }
         SortedShell buffers;
-        buffers.wholeBlocks = uploaded(space, wholeBlocks);
         buffers.around = uploaded(space, around);
-        buffers.otherBlocks = uploaded(space, otherBlocks);
-        lists.wholeBlocks = buffers.wholeBlocks.data();
         lists.around = buffers.around.data();
-        lists.wholeCount = static_cast<std::int64_t>(wholeBlocks.size());
-        lists.otherBlocks = buffers.otherBlocks.data();
-        lists.otherCount = static_cast<std::int64_t>(otherBlocks.size());
         buffers.points = uploaded(space, sorted);
         buffers.finerPoints = uploaded(space, finerPoints);
         buffers.sourceOf = uploaded(space, sourceOf);

@@ -25,9 +25,9 @@ namespace octoflow::amr {
 // 26 position classes, each point's update templated on its class, in one launch (classes), or
 // the shell points sorted by kind (ShellKind: same level, linked, interface), one launch a kind, so
 // that a warp runs one kind's path (sorted; on CUDA the linked and interface points run on a
-// second stream beside the inner and same-level points), or, beside the sorted shells, the blocks
-// whose every neighbour is of their level stepped whole in one launch, a thread a point in point
-// order (whole: the default; never slower than sorted in the measured cases).
+// second stream beside the inner and same-level points), or every block's points whose pulls stay
+// on their level in one launch, a thread a point in point order, and the other shell points
+// sorted (whole: the default; never slower than sorted in the measured cases).
 enum class AmrKernel { Naive, Split, Streams, Classes, Sorted, Whole };
 constexpr int kAmrKernels = 6;
 // The kernels' names in case files and `octoflow bench amr --kernel` (AmrKernel order).
@@ -125,8 +125,9 @@ public:
   const BlockLayout& heldLayout() const { return held_; }
   const std::vector<std::int32_t>& heldBlocks() const { return heldGlobal_; }
   std::int32_t ownedBlocks() const { return ownedCount_; }
-  // Blocks of `level` that AmrKernel::Whole steps whole (0 with the other kernels).
-  std::int64_t blocksSteppedWhole(int level) const { return shells_[static_cast<std::size_t>(level)].wholeCount; }
+  // Blocks of `level` whose every point AmrKernel::Whole's block kernel steps (every neighbour a
+  // block of their level or a resting wall; 0 with the other kernels).
+  std::int64_t blocksSteppedWhole(int level) const { return blocksSteppedWhole_[static_cast<std::size_t>(level)]; }
   const Octree& octree() const { return octree_; }
   const AmrLbmSettings& settings() const { return settings_; }
   int levels() const { return layout_.levels; }
@@ -213,10 +214,10 @@ private:
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
   void sortShells(const std::vector<std::uint8_t>& solidPoints);
-  // Whether every neighbour of held block `index` is a block of its level or a resting wall
-  // (AmrKernel::Whole steps it whole); if so, appends the 27 blocks around it (neighbourIndex order,
-  // the block itself at 13, -1: a wall).
-  bool steppedWhole(std::int32_t index, std::vector<std::int32_t>& around) const;
+  // The 27 blocks around held block `index` (ShellLists::around: neighbourIndex order, the block
+  // itself at 13, kRestingWall, kOtherLevelOrOpenFace); true when every one is of its level or a
+  // wall (the block kernel steps all its points).
+  bool blocksAround(std::int32_t index, std::int32_t (&around)[27]) const;
   double sharedPart(const BlockPlacement& block, int i, int j, int k) const;
   // The interface points' tap sums of the coarse step before no longer hold (a new state): the
   // next first sub-step makes both (InterfaceTapSums).
@@ -241,15 +242,16 @@ private:
   std::vector<exec::Buffer<std::int32_t>> levelBlocks_;
   // Per level, for AmrKernel::Sorted and Whole: the shell points sorted by kind, the finer
   // sources of the linked ones and the sums of the interface points' coarse taps (ShellLists,
-  // FinerSources, InterfaceTapSums); for Whole, the blocks stepped whole.
+  // FinerSources, InterfaceTapSums); for Whole, the blocks around each block.
   struct SortedShell {
     exec::Buffer<ShellPoint> points, finerPoints;
-    exec::Buffer<std::int32_t> sourceOf, wholeBlocks, around, otherBlocks;
+    exec::Buffer<std::int32_t> sourceOf, around;
     exec::Buffer<float> rebuilt;
     exec::Buffer<float> tapSums[2];  // InterfaceTapSums' two arrays
   };
   std::vector<SortedShell> sortedShells_;
   std::vector<ShellLists> shells_;
+  std::vector<std::int64_t> blocksSteppedWhole_;
   exec::Buffer<float> moments_;  // density then velocity, where the solver lives
   std::vector<AmrObstacleLink> obstacleLinks_;
   exec::Buffer<AmrObstacleLink> workingLinks_;

@@ -9,7 +9,8 @@ namespace octoflow::amr::detail {
 // points and the shells of a level read one array and write another, so they may run at once).
 // With the sorted shell, the same-level points follow the inner points on `executor`, the linked
 // and interface points (fewer, each longer) run on `shellExecutor` beside them. With whole blocks,
-// those come first on `executor`, and the rest as sorted.
+// every block's points whose pulls stay on the level come first on `executor` (in place of the
+// inner points), and the shell points left run as sorted.
 template <class Executor>
 void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::LatticeKind lattice,
                  lbm::CollisionKind collision, AmrKernel kernel, const AmrLbmLevels& state,
@@ -30,14 +31,10 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
     }
     const std::int64_t inner =
         static_cast<std::int64_t>(state.blockNodes - 2) * (state.blockNodes - 2) * (state.blockNodes - 2);
-    if (kernel == AmrKernel::Whole) {
-      executor.parallelFor(shells.wholeCount * state.pointCount(),
-                           AmrWholeBlockStep<L, C>{step, shells.wholeBlocks, shells.around});
-      const AmrLevelStep<L, C> others{state, shells.otherBlocks, level, timeWeight};
-      executor.parallelFor(shells.otherCount * inner, AmrInnerStep<L, C>{others});
-    } else {
+    if (kernel == AmrKernel::Whole)
+      executor.parallelFor(blockCount * state.pointCount(), AmrWholeBlockStep<L, C>{step, shells.around});
+    else
       executor.parallelFor(blockCount * inner, AmrInnerStep<L, C>{step});
-    }
     if (kernel == AmrKernel::Sorted || kernel == AmrKernel::Whole) {
       const ShellPoint* linked = shells.points + shells.count[0];
       executor.parallelFor(shells.count[0], AmrShellKindStep<L, C, ShellKind::SameLevel>{step, shells.points, {}});

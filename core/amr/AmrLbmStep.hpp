@@ -79,19 +79,41 @@ struct ShellLists {
   std::int64_t count[kShellKinds] = {0, 0, 0};
   FinerSources finer;
   InterfaceTapSums tapSums;
-  // AmrKernel::Whole: the level's blocks stepped whole (every neighbour of their level or a resting
-  // wall: AmrWholeBlockStep) and the 27 blocks around each of them, then the level's other blocks
-  // (inner points, and the shell points above, which are theirs only).
-  const std::int32_t* wholeBlocks = nullptr;
+  // AmrKernel::Whole: the 27 blocks around each block of the level (the level's blocks in order;
+  // kRestingWall, kOtherLevelOrOpenFace below): AmrWholeBlockStep steps every point whose pulls stay
+  // on the level, and the lists above hold only the shell points it leaves (blocksAcross).
   const std::int32_t* around = nullptr;
-  std::int64_t wholeCount = 0;
-  const std::int32_t* otherBlocks = nullptr;
-  std::int64_t otherCount = 0;
 };
+
+// An entry of the table of the 27 blocks around a block (ShellLists::around, neighbourIndex order,
+// the block itself at 13): the block of its level on that side, or one of these.
+constexpr std::int32_t kRestingWall = -1;
+constexpr std::int32_t kOtherLevelOrOpenFace = -2;  // a coarser or finer block, or a face with a rule
 
 // The index 0 .. 26 of the neighbour a block has at offset (ox, oy, oz), each -1, 0 or +1 (13: the
 // block itself).
 OCTO_HD inline int neighbourIndex(int ox, int oy, int oz) { return (ox + 1) + 3 * (oy + 1) + 9 * (oz + 1); }
+
+// The blocks the pulls of point x of `block` (B points a side) may read, from the 27 around it
+// (ShellLists::around): across[bits] lies across the block's faces on the axes set in `bits`, on
+// the sides x lies on (an axis where x is on no face: the block itself; across[0]: the block).
+// False where one of them is kOtherLevelOrOpenFace: the point is not AmrWholeBlockStep's (a pull
+// may leave the level or meet a face rule, or the point is shared with a coarser block), the
+// sorted lists hold it. The kernel and the host's sorting both ask here.
+OCTO_HD OCTO_INLINE bool blocksAcross(const std::int32_t* around, std::int32_t block, const int (&x)[3], int B,
+                                      std::int32_t (&across)[8]) {
+  int outward[3];
+  OCTO_UNROLL
+  for (int axis = 0; axis < 3; ++axis) outward[axis] = x[axis] == 0 ? -1 : (x[axis] == B - 1 ? 1 : 0);
+  across[0] = block;
+  bool onLevel = true;
+  OCTO_UNROLL
+  for (int bits = 1; bits < 8; ++bits) {
+    across[bits] = around[neighbourIndex(bits & 1 ? outward[0] : 0, bits & 2 ? outward[1] : 0, bits & 4 ? outward[2] : 0)];
+    onLevel = onLevel && across[bits] != kOtherLevelOrOpenFace;
+  }
+  return onLevel;
+}
 
 // What a linked point's pulls from finer blocks read: the rebuilt sources, and this point's Q
 // entries of FinerSources::sourceOf.
@@ -669,24 +691,25 @@ struct AmrInnerStep {
   }
 };
 
-// A block whose every neighbour is of its own level (or a resting wall), stepped whole: a thread a
-// point in point order, every population read from the block or from the same-level block it
-// lies in (`around`, 27 a block, the block itself in the middle; -1: a wall), at a fixed offset: no
-// regions, links or level paths, reads and writes as coalesced as the uniform solver's. Shared face
-// points are updated by each block holding them, with the same inputs (node-centred blocks), as
-// the other kernels do. The same bits as the general path (pullOne's same-level branch and
-// pullOwn). What a point costs is integer work (the populations' addresses) more than arithmetic:
-// no division (CubeIndexer), the at most 8 blocks a point's pulls reach looked up once, 32-bit offsets
-// inside a block.
+// Every block of a level stepped in one launch, a thread a point in point order: each point whose
+// every pull reads its block, a block of its level on the side it leaves by (`around`, 27 a block,
+// the block itself in the middle) or a resting wall, at a fixed offset: no regions, links or level
+// paths, reads and writes as coalesced as the uniform solver's. The points whose pulls reach
+// another level or a face rule, and the points shared with a coarser block, are left to the
+// sorted lists (blocksAcross decides, here and where the lists are made): in a block with
+// neighbours of its level only, none. Shared face points are updated by each block holding them,
+// with the same inputs (node-centred blocks), as the other kernels do. The same bits as the general
+// path (pullOne's same-level branch and pullOwn). What a point costs is integer work (the
+// populations' addresses) more than arithmetic: no division (CubeIndexer), the at most 8 blocks a
+// point's pulls reach looked up once, 32-bit offsets inside a block.
 template <class L, class C>
 struct AmrWholeBlockStep {
   AmrLevelStep<L, C> step;
-  const std::int32_t* blocks = nullptr;  // ShellLists::wholeBlocks
   const std::int32_t* around = nullptr;  // ShellLists::around
   CubeIndexer points;                    // B points a side
 
-  AmrWholeBlockStep(const AmrLevelStep<L, C>& levelStep, const std::int32_t* wholeBlocks, const std::int32_t* neighbours)
-      : step(levelStep), blocks(wholeBlocks), around(neighbours), points(CubeIndexer::of(levelStep.state.blockNodes)) {}
+  AmrWholeBlockStep(const AmrLevelStep<L, C>& levelStep, const std::int32_t* neighbours)
+      : step(levelStep), around(neighbours), points(CubeIndexer::of(levelStep.state.blockNodes)) {}
 
   OCTO_HD void operator()(std::int64_t index) const {
     const AmrLbmLevels& state = step.state;
@@ -695,25 +718,27 @@ struct AmrWholeBlockStep {
     const unsigned flat = static_cast<unsigned>(index);  // 32 bits: AmrLbm caps the points below 2^31
     // The block first: its neighbours' lookups wait on it, the coordinates do not.
     const unsigned listed = points.cube(flat);
-    const std::int32_t block = blocks[listed];
+    const std::int32_t block = step.levelBlocks[listed];
     const unsigned n = flat - listed * count;
     int x[3];
     points.coordinates(n, x);
+    std::int32_t across[8];
+    if (!blocksAcross(around + 27 * static_cast<std::int64_t>(listed), block, x, B, across)) return;
     float g[L::Q];
     if (state.solid) {
       if (state.solid[static_cast<std::int64_t>(block) * count + n]) return;
-      pull<true>(block, listed, x, n, g);
+      pull<true>(block, across, x, n, g);
     } else {
-      pull<false>(block, listed, x, n, g);
+      pull<false>(block, across, x, n, g);
     }
     step.finishPoint(block, n, g);
   }
 
-  // The populations arriving at point x (n) of the listed block: a pull whose source x - c lies
-  // beyond the block reads it in the block across, where that point is x - c moved B - 1 back
-  // (same-level blocks share their face points); half-way bounce-back from a wall or a solid point.
+  // The populations arriving at point x (n) of `block`: a pull whose source x - c lies beyond the
+  // block reads it in the block across, where that point is x - c moved B - 1 back (same-level
+  // blocks share their face points); half-way bounce-back from a wall or a solid point.
   template <bool Solid>
-  OCTO_HD OCTO_INLINE void pull(std::int32_t block, unsigned listed, const int (&x)[3], unsigned n,
+  OCTO_HD OCTO_INLINE void pull(std::int32_t block, const std::int32_t (&across)[8], const int (&x)[3], unsigned n,
                                 float (&g)[L::Q]) const {
     const AmrLbmLevels& state = step.state;
     const int B = state.blockNodes;
@@ -721,21 +746,13 @@ struct AmrWholeBlockStep {
     const std::uint32_t blockFloats = static_cast<std::uint32_t>(L::Q) * count;  // below 2^31 (AmrLbm)
     const float* source = state.post[state.parity[step.level]];
     // On each axis a pull with c = +1 leaves through the low face when x = 0, one with c = -1
-    // through the high face when x = B - 1: the blocks across (bit a of the index: across axis a).
+    // through the high face when x = B - 1 (bit a of across's index: across axis a).
     bool low[3], high[3];
-    int outward[3];
     OCTO_UNROLL
     for (int axis = 0; axis < 3; ++axis) {
       low[axis] = x[axis] == 0;
       high[axis] = x[axis] == B - 1;
-      outward[axis] = low[axis] ? -1 : (high[axis] ? 1 : 0);
     }
-    const std::int32_t* neighbours = around + 27 * static_cast<std::int64_t>(listed);
-    std::int32_t across[8];
-    across[0] = block;
-    OCTO_UNROLL
-    for (int bits = 1; bits < 8; ++bits)
-      across[bits] = neighbours[neighbourIndex(bits & 1 ? outward[0] : 0, bits & 2 ? outward[1] : 0, bits & 4 ? outward[2] : 0)];
     const int wrap[3] = {B - 1, (B - 1) * B, (B - 1) * B * B};
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) {
@@ -748,7 +765,7 @@ struct AmrWholeBlockStep {
         m += leaves[axis] ? c * wrap[axis] : 0;
       }
       const std::int32_t from = pick(across, leaves[0], leaves[1], leaves[2]);
-      bool bounce = from < 0;
+      bool bounce = from == kRestingWall;
       if constexpr (Solid)
         bounce = bounce || state.solid[static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) * count + m];
       // The block read and the offset in it, chosen in 32 bits: one widening multiply a population.
