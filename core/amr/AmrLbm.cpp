@@ -220,27 +220,27 @@ void AmrLbm::initialise(const InitialState& initial) {
 }
 
 void AmrLbm::forgetTapSums() {
-  for (ShellLists& lists : shells_) lists.tapSums.oldMade = false;
+  for (ShellLists& lists : shells_) lists.oldSumsKept = false;
 }
 
 void AmrLbm::stepLevel(int level, float timeWeight) {
   const std::int64_t count = static_cast<std::int64_t>(levelBlocks_[static_cast<std::size_t>(level)].size());
   // A level's first sub-step sums its interface points' coarse taps anew (AmrCoarseTapsStep): the
   // sums of the coarse step before become the old ones.
-  InterfaceTapSums& tapSums = shells_[static_cast<std::size_t>(level)].tapSums;
-  const bool firstSubStep = timeWeight == 0.0f;
-  if (firstSubStep) std::swap(tapSums.now, tapSums.old);
+  ShellLists& shells = shells_[static_cast<std::size_t>(level)];
+  shells.sumTaps = timeWeight == 0.0f;
+  if (shells.sumTaps) std::swap(shells.tapSums.now, shells.tapSums.old);
   if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
     if (settings_.backend == exec::Backend::Cuda)
       detail::stepLevelCuda(settings_.lattice, settings_.collision, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
-                            level, timeWeight, shells_[static_cast<std::size_t>(level)]);
+                            level, timeWeight, shells);
     else
 #endif
       detail::stepLevelCpu(settings_.lattice, settings_.collision, settings_.kernel, state_, levelBlocks_[static_cast<std::size_t>(level)].data(), count,
-                           level, timeWeight, shells_[static_cast<std::size_t>(level)]);
+                           level, timeWeight, shells);
   }
-  if (firstSubStep) tapSums.oldMade = true;
+  if (shells.sumTaps) shells.oldSumsKept = true;
   state_.parity[level] = 1 - state_.parity[level];
   if (levelStepped_) levelStepped_(level);
 }
@@ -897,7 +897,7 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
         buffers.rebuilt = exec::Buffer<float>(space, finerPoints.size() * L::Q);
         for (exec::Buffer<float>& sums : buffers.tapSums)
           sums = exec::Buffer<float>(space, static_cast<std::size_t>(lists.count[static_cast<int>(ShellKind::Interface)]) * L::Q);
-        lists.tapSums = InterfaceTapSums{buffers.tapSums[0].data(), buffers.tapSums[1].data(), false};
+        lists.tapSums = InterfaceTapSums{buffers.tapSums[0].data(), buffers.tapSums[1].data()};
         lists.points = buffers.points.data();
         lists.finer = FinerSources{buffers.finerPoints.data(), static_cast<std::int64_t>(finerPoints.size()),
                                    buffers.sourceOf.data(), buffers.rebuilt.data()};

@@ -42,10 +42,10 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
       shellExecutor.parallelFor(shells.count[1], AmrShellKindStep<L, C, ShellKind::Linked>{step, linked, shells.finer});
       const ShellPoint* interfacePoints = linked + shells.count[1];
       const std::int64_t interfaceCount = shells.count[2];
-      if (timeWeight == 0.0f && interfaceCount > 0) {
+      if (shells.sumTaps && interfaceCount > 0) {
         // The level's first sub-step: the coarser level has just stepped (AmrLbm::stepLevel swapped
         // the sums of the step before into `old`).
-        if (shells.tapSums.oldMade)
+        if (shells.oldSumsKept)
           shellExecutor.parallelFor(interfaceCount,
                                     AmrCoarseTapsStep<L, C, false>{step, interfacePoints, interfaceCount, shells.tapSums});
         else

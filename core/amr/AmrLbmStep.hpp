@@ -65,11 +65,10 @@ struct FinerSources {
 // at each of its two sub-steps and for each of the coarser level's two states: pre-collision
 // populations, population q of interface point i at [q count + i]; `now` from the coarser level's
 // current state, `old` from its state a coarse step before: the sums of that step, kept
-// (`oldMade`), or made again after a set-up, restore or regrid.
+// (ShellLists::oldSumsKept), or made again after a set-up, restore or regrid.
 struct InterfaceTapSums {
   float* now = nullptr;
   float* old = nullptr;
-  bool oldMade = false;
 };
 
 // A level's shell points sorted by kind: count[0] same-level points, then count[1] linked ones, then
@@ -79,6 +78,11 @@ struct ShellLists {
   std::int64_t count[kShellKinds] = {0, 0, 0};
   FinerSources finer;
   InterfaceTapSums tapSums;
+  // Set by AmrLbm::stepLevel for each step (the launch reads them, no kernel does): whether it sums
+  // the interface points' coarse taps (the level's first sub-step after a coarse step), and whether
+  // the sums of the coarse step before are kept (else they are made too).
+  bool sumTaps = false;
+  bool oldSumsKept = false;
   // AmrKernel::Whole: the 27 blocks around each block of the level (the level's blocks in order;
   // kRestingWall, kOtherLevelOrOpenFace below): AmrWholeBlockStep steps every point whose pulls stay
   // on the level, and the lists above hold only the shell points it leaves (blocksAcross).
