@@ -4,7 +4,8 @@
 # benchmarks. Logs go to $1 (default: gpu-logs/). Header-only dependencies and GoogleTest come
 # from .deps/ (see README, "Building on a GPU machine"). $2 picks parts: "all" (default) or a
 # comma-separated list of tests, bench (LBM), pairs (FP16 node pairs against one node a thread),
-# phasefield, insitu, amr-ranks (the octree LBM over 2 ranks), scaling.
+# phasefield, insitu, amr (the octree LBM's kernels: bits and figures), amr-ranks (the octree LBM
+# over 2 ranks), scaling.
 set -uo pipefail
 logs=${1:-gpu-logs}
 parts=${2:-all}
@@ -33,6 +34,7 @@ targets=()
 want tests || targets=(--target octoflow_cli)
 want tests || ! want pairs || targets+=(blocking_tests)  # the NodePairs bits
 want tests || ! want amr-ranks || [ "$mpi" = OFF ] || targets+=(mpi_tests)  # the DistributedAmr bits
+want tests || ! want amr || targets+=(parity_tests)  # the AmrLbmGpu and AmrLbmParity bits
 cmake --build build-gpu -j16 "${targets[@]}" > "$logs/build.txt" 2>&1 || { grep -E "error" "$logs/build.txt" | head -30; exit 1; }
 tests_status=0
 if want tests; then
@@ -127,6 +129,34 @@ if want insitu; then
   build-gpu/bin/octoflow bench insitu --backend cuda --size 256 --steps 1000 --every 100000 --tracer-velocity field
 } > "$logs/insitu.txt" 2>&1
 cat "$logs/insitu.txt"
+fi
+# The octree LBM's kernels on one GPU: the GPU bit tests (every kernel form against the naive one,
+# CUDA against the CPU reference), the kernel forms of the seed's Table 4 (one level, 17^3 and
+# 33^3 blocks), the default form on 1 and 3 levels (D3Q27, D3Q19; twice), and the sphere at
+# Re = 100 on the octree (the step time and the drag; the uniform grid's run:
+# bench/sphere_time_to_solution.sh).
+if want amr; then
+{
+  git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
+  OCTOFLOW_REQUIRE_GPU=1 build-gpu/bin/parity_tests --gtest_filter='AmrLbm*'
+  for blocks in "" "--leaves 4 --leaf-cells 32"; do
+    for kernel in naive split streams classes sorted whole; do
+      echo "== $kernel D3Q27 $blocks"
+      build-gpu/bin/octoflow bench amr --backend cuda --kernel $kernel --lattice D3Q27 --steps 400 $blocks
+    done
+  done
+  for round in 1 2; do
+    for lattice in D3Q27 D3Q19; do
+      for levels in 1 3; do
+        echo "== whole $lattice, $levels level(s) (round $round)"
+        build-gpu/bin/octoflow bench amr --backend cuda --lattice $lattice --levels $levels --steps 200
+      done
+    done
+  done
+  build-gpu/bin/octoflow run data/cases/sphere_re100_amr.toml --backend cuda --output "$logs/sphere_amr" 2>&1 | tail -2
+  tail -3 "$logs/sphere_amr/forces.csv"
+} > "$logs/amr.txt" 2>&1
+grep -E "^==|ms a step|copy|PASSED|FAILED|done:" "$logs/amr.txt"
 fi
 # The octree LBM over MPI ranks on this machine's GPU(s) (several GPUs: scaling_check.sh): the
 # DistributedAmr bits on CUDA under 2 ranks, the digest of 1 and 2 ranks, and the 2-rank bench.
