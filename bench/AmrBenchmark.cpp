@@ -4,12 +4,15 @@
 // shared face points counted in each block, as the kernels update them) and the fraction of the
 // copy roofline: each update reads and writes Q populations of 4 bytes. Under mpirun the blocks are
 // shared over the ranks (parallel/DistributedAmrLbm.hpp: runs in Morton order cut by work, a GPU a
-// rank): it prints each rank's run, the load balance and the time in exchanges too. Passes or fails
-// nothing.
+// rank): it prints each rank's run, the load balance and the time in exchanges too. With --regrids
+// it then times regrids as a run makes them (the state copied to the host, a solver of the new
+// octree built and adopting it), between the octree and one with half of its finest families
+// merged. Passes or fails nothing.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,10 +32,75 @@ namespace {
 
 struct AmrFlags {
   std::string backend = "auto", lattice = "D3Q27", kernel = "whole";
-  int leaves = 8, levels = 1, leafCells = 16;
+  int leaves = 8, levels = 1, leafCells = 16, regrids = 0;
   long long steps = 0;
   bool digest = false;
 };
+
+#if OCTOFLOW_HAVE_MPI
+using BenchSolver = parallel::DistributedAmrLbm;
+std::unique_ptr<BenchSolver> solverOf(const amr::Octree& tree, const amr::AmrLbmSettings& settings,
+                                      const amr::AmrLbmHostCopy* previous = nullptr) {
+  return previous ? std::make_unique<BenchSolver>(MPI_COMM_WORLD, tree, settings, std::vector<std::uint8_t>{}, previous)
+                  : std::make_unique<BenchSolver>(MPI_COMM_WORLD, tree, settings);
+}
+const amr::AmrLbm& localOf(const BenchSolver& solver) { return solver.local(); }
+// What a run's regrid copies: over ranks each rank the blocks its part of `next` adopts; on one
+// rank (where a run's solver is an AmrLbm) every block.
+amr::AmrLbmHostCopy regridCopy(BenchSolver& solver, const amr::Octree& next) {
+  return solver.ranks() > 1 ? solver.hostCopyFor(next) : solver.local().hostCopy();
+}
+#else
+using BenchSolver = amr::AmrLbm;
+std::unique_ptr<BenchSolver> solverOf(const amr::Octree& tree, const amr::AmrLbmSettings& settings,
+                                      const amr::AmrLbmHostCopy* previous = nullptr) {
+  return previous ? std::make_unique<BenchSolver>(tree, settings, std::vector<std::uint8_t>{}, *previous)
+                  : std::make_unique<BenchSolver>(tree, settings);
+}
+const amr::AmrLbm& localOf(const BenchSolver& solver) { return solver; }
+amr::AmrLbmHostCopy regridCopy(BenchSolver& solver, const amr::Octree&) { return solver.hostCopy(); }
+#endif
+
+// `count` regrids from `solver`'s octree to `tree` with the finest level's leaves in the half
+// x < centre merged (the whole families there), and back, a level-0 step before each: the state
+// copied to the host, then the new octree's solver built from it (its set-up and
+// AmrLbm::adopt), as AmrLbmSimulation::regrid makes them. Prints rank 0's times.
+void timeRegrids(std::unique_ptr<BenchSolver>& solver, const amr::Octree& tree, const amr::AmrLbmSettings& settings,
+                 int count, bool root) {
+  const int finest = tree.depth();
+  const double centre = tree.rootBlocks()[0] / 2.0;
+  std::vector<int> merged;
+  for (std::size_t leaf = 0; leaf < tree.leafCount(); ++leaf) {
+    const amr::BlockKey& key = tree.leaves()[leaf];
+    if (key.level == finest && (key.i + 1) * std::ldexp(1.0, -key.level) <= centre) merged.push_back(static_cast<int>(leaf));
+  }
+  amr::Octree coarser = tree;
+  coarser.coarsen(merged);
+  if (coarser.leaves() == tree.leaves())
+    throw InputError("--regrids", "", "no family of the finest level lies in the half x < centre: more --leaves");
+  const amr::Octree* octrees[2] = {&coarser, &tree};
+  const std::size_t blocks[2] = {amr::leafBlocks(coarser, settings.leafCells).blocks.size(),
+                                 amr::leafBlocks(tree, settings.leafCells).blocks.size()};
+  double copying = 0.0, rebuilding = 0.0;
+  for (int r = 0; r < count; ++r) {
+    const amr::Octree& next = *octrees[r % 2];
+    solver->advance(1);
+    barrierOfAllRanks();
+    const auto start = std::chrono::steady_clock::now();
+    const amr::AmrLbmHostCopy previous = regridCopy(*solver, next);
+    barrierOfAllRanks();
+    const double copied = secondsSince(start);
+    solver.reset();  // as a run does: one solver's device memory at a time
+    solver = solverOf(next, settings, &previous);
+    barrierOfAllRanks();
+    copying += copied;
+    rebuilding += secondsSince(start) - copied;
+  }
+  if (!root) return;
+  std::printf("  %d regrids between %zu and %zu blocks: %.1f ms each (the state copied to the host %.1f ms, the new "
+              "octree's solver built and adopting it %.1f ms)\n",
+              count, blocks[1], blocks[0], 1e3 * (copying + rebuilding) / count, 1e3 * copying / count, 1e3 * rebuilding / count);
+}
 
 int runAmrBenchmark(const AmrFlags& flags) {
   const exec::Backend backend = exec::resolveBackend(exec::parseBackendChoice(flags.backend, "--backend"));
@@ -40,6 +108,9 @@ int runAmrBenchmark(const AmrFlags& flags) {
   if (flags.levels < 1 || flags.levels > amr::kMaxLevels)
     throw InputError("--levels", "", "expected 1 to " + std::to_string(amr::kMaxLevels));
   if (flags.steps < 0) throw InputError("--steps", "", "expected a positive count");
+  if (flags.regrids < 0) throw InputError("--regrids", "", "expected a positive count");
+  if (flags.regrids > 0 && flags.levels < 2)
+    throw InputError("--regrids", "", "a regrid merges leaves of the finest level: --levels 2 or more");
   if (flags.leafCells != 16 && flags.leafCells != 32)
     throw InputError("--leaf-cells", "", "expected 16 (17^3 points a leaf) or 32 (33^3: mother-leaf blocks)");
   lbm::LatticeKind lattice;
@@ -77,14 +148,13 @@ int runAmrBenchmark(const AmrFlags& flags) {
   if (blockCount < static_cast<std::size_t>(worldRanks()))
     throw InputError("--leaves", "", "the octree has " + std::to_string(blockCount) + " blocks, fewer than the " +
                                          std::to_string(worldRanks()) + " MPI ranks: more leaves or levels, or fewer ranks");
+  std::unique_ptr<BenchSolver> owner = solverOf(tree, settings);
+  BenchSolver& solver = *owner;
+  const amr::AmrLbm& local = localOf(solver);
 #if OCTOFLOW_HAVE_MPI
-  parallel::DistributedAmrLbm solver(MPI_COMM_WORLD, tree, settings);
-  const amr::AmrLbm& local = solver.local();
   const std::vector<std::int32_t> runStarts = solver.runStarts();
   const bool root = solver.rank() == 0;
 #else
-  amr::AmrLbm solver(tree, settings);
-  const amr::AmrLbm& local = solver;
   const std::vector<std::int32_t> runStarts{0, static_cast<std::int32_t>(local.layout().blocks.size())};
   const bool root = true;
 #endif
@@ -122,7 +192,10 @@ int runAmrBenchmark(const AmrFlags& flags) {
   const int ranks = static_cast<int>(runStarts.size()) - 1;
   // Against the copy roofline of all the ranks' devices (each measured alike: rank 0's times ranks).
   const double roofline = updates * bytesPerUpdate / stepSeconds / (copy.bytesPerSecond * ranks);
-  if (!root) return 0;
+  if (!root) {
+    if (flags.regrids > 0) timeRegrids(owner, tree, settings, flags.regrids, root);
+    return 0;
+  }
   std::printf("octree LBM %s %s, %d^3 leaves of %d^3, %d level(s), %zu blocks, periodic, FP32, %s kernel%s\n",
               flags.lattice.c_str(), exec::backendName(backend), flags.leaves, flags.leafCells + 1, local.levels(),
               layout.blocks.size(), flags.kernel.c_str(), ranks > 1 ? (", " + std::to_string(ranks) + " ranks").c_str() : "");
@@ -157,6 +230,8 @@ int runAmrBenchmark(const AmrFlags& flags) {
   if (flags.digest)
     std::printf("  digest of the density and velocity after step %lld: %s\n", static_cast<long long>(local.step()),
                 digest.c_str());
+  std::fflush(stdout);
+  if (flags.regrids > 0) timeRegrids(owner, tree, settings, flags.regrids, root);
   return 0;
 }
 
@@ -176,6 +251,9 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
                      "interface; one launch a kind) | whole (blocks among blocks of their level stepped whole, "
                      "a thread a point; the others sorted; default)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
+  command.add_option("--regrids", flags->regrids,
+                     "then time this many regrids (the state to the host, the new octree's solver adopting it) between "
+                     "the octree and one with half of its finest families merged (--levels 2 or more)");
   command.add_flag("--digest", flags->digest,
                    "print a fingerprint of the final density and velocity (the same on any number of MPI ranks)");
   return [flags] { return runAmrBenchmark(*flags); };

@@ -469,6 +469,12 @@ TEST_F(Cli, BenchAmrCountsTheUpdatesOfEachLevel) {
   // Every leaf of 2^3 lies within a quarter of the width of the centre: all 8 refined, 64 blocks.
   EXPECT_NE(two.output.find("2 level(s), 64 blocks"), std::string::npos) << two.output;
   EXPECT_NE(two.output.find("(628864 point updates a step)"), std::string::npos) << two.output;  // 64 x 17^3 x 2
+  // --regrids: the 8 families of level 1, the 4 in the half x < centre merged and split again.
+  const CommandResult regrids =
+      runCli("bench amr --backend cpu --leaves 2 --levels 2 --lattice D3Q19 --steps 1 --regrids 2", directory_);
+  ASSERT_EQ(regrids.exitCode, 0) << regrids.output;
+  EXPECT_NE(regrids.output.find("2 regrids between 64 and 36 blocks: "), std::string::npos) << regrids.output;
+  expectInputError("bench amr --leaves 2 --regrids 2", "--regrids");  // one level: nothing to merge
   expectInputError("bench amr --lattice D2Q9", "--lattice");
   expectInputError("bench amr --levels 9", "--levels");
   expectInputError("bench amr --kernel fused", "--kernel");
