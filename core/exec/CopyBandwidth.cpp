@@ -24,11 +24,14 @@ CopyBandwidth measureCopyBandwidth(Backend backend, std::size_t bytes, int repet
   float* out = destination.data();
   // First touch from the same threads that copy, so pages land on their memory nodes.
   executor.parallelFor(count, [=](Index i) { in[i] = 1.0f; out[i] = 0.0f; });
-  double best = 0.0;
-  for (int r = 0; r < repetitions; ++r) {
+  constexpr int kFewestCopies = 3;
+  constexpr double kEnoughSeconds = 0.25;
+  double best = 0.0, copying = 0.0;
+  for (int r = 0; r < repetitions && (r < kFewestCopies || copying < kEnoughSeconds); ++r) {
     const auto start = std::chrono::steady_clock::now();
     executor.parallelFor(count, [=](Index i) { out[i] = in[i]; });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    copying += seconds;
     best = std::max(best, 2.0 * count * sizeof(float) / seconds);
   }
   return CopyBandwidth{best, static_cast<std::size_t>(count) * sizeof(float)};

@@ -12,7 +12,9 @@ struct CopyBandwidth {
   std::size_t bufferBytes = 0;
 };
 
-// Copies a buffer of `bytes` `repetitions` times and reports the best rate.
+// Copies a buffer of `bytes` `repetitions` times and reports the best rate. On the host the copies
+// stop once three are done and they took a quarter of a second (a server copies 256 MiB in tens
+// of ms; under the sanitizers' instrumentation one copy takes a second).
 CopyBandwidth measureCopyBandwidth(Backend backend, std::size_t bytes, int repetitions = 20);
 
 namespace detail {
