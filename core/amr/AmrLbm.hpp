@@ -27,8 +27,8 @@ namespace octoflow::amr {
 // that a warp runs one kind's path (sorted; on CUDA the linked and interface points run on a
 // second stream beside the inner and same-level points), or every block's points whose pulls stay
 // on their level in one launch, a thread a point in point order, and the other shell points
-// sorted (whole: the default; 2.5x sorted on one level, 1.5x on three levels the form that stepped
-// only blocks among blocks of their level whole: docs/PERFORMANCE.md).
+// sorted (whole: the default; 2.5x sorted on one level; on three levels 1.5x the form before, which
+// stepped whole only the blocks among blocks of their level: docs/PERFORMANCE.md).
 enum class AmrKernel { Naive, Split, Streams, Classes, Sorted, Whole };
 constexpr int kAmrKernels = 6;
 // The kernels' names in case files and `octoflow bench amr --kernel` (AmrKernel order).
