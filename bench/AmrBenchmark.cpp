@@ -5,8 +5,8 @@
 // copy roofline: each update reads and writes Q populations of 4 bytes. Under mpirun the blocks are
 // shared over the ranks (parallel/DistributedAmrLbm.hpp: runs in Morton order cut by work, a GPU a
 // rank): it prints each rank's run, the load balance and the time in exchanges too. With --regrids
-// it then times regrids as a run makes them (the state copied to the host, a solver of the new
-// octree built and adopting it), between the octree and one with half of its finest families
+// it then times regrids as a run makes them (the state handed over, a solver of the new octree
+// built and adopting it), between the octree and one with half of its finest families
 // merged. Passes or fails nothing.
 #include <algorithm>
 #include <cmath>
@@ -40,33 +40,24 @@ struct AmrFlags {
 #if OCTOFLOW_HAVE_MPI
 using BenchSolver = parallel::DistributedAmrLbm;
 std::unique_ptr<BenchSolver> solverOf(const amr::Octree& tree, const amr::AmrLbmSettings& settings,
-                                      const amr::AmrLbmHostCopy* previous = nullptr) {
+                                      const amr::AmrLbmHandOver* previous = nullptr) {
   return previous ? std::make_unique<BenchSolver>(MPI_COMM_WORLD, tree, settings, std::vector<std::uint8_t>{}, previous)
                   : std::make_unique<BenchSolver>(MPI_COMM_WORLD, tree, settings);
 }
 const amr::AmrLbm& localOf(const BenchSolver& solver) { return solver.local(); }
-// What a run's regrid copies: over ranks each rank the blocks its part of `next` adopts; on one
-// rank (where a run's solver is an AmrLbm) every block.
-amr::AmrLbmHostCopy regridCopy(BenchSolver& solver, const amr::Octree& next) {
-  return solver.ranks() > 1 ? solver.hostCopyFor(next) : solver.local().hostCopy();
-}
+
 #else
 using BenchSolver = amr::AmrLbm;
 std::unique_ptr<BenchSolver> solverOf(const amr::Octree& tree, const amr::AmrLbmSettings& settings,
-                                      const amr::AmrLbmHostCopy* previous = nullptr) {
+                                      const amr::AmrLbmHandOver* previous = nullptr) {
   return previous ? std::make_unique<BenchSolver>(tree, settings, std::vector<std::uint8_t>{}, *previous)
                   : std::make_unique<BenchSolver>(tree, settings);
 }
 const amr::AmrLbm& localOf(const BenchSolver& solver) { return solver; }
-amr::AmrLbmHostCopy regridCopy(BenchSolver& solver, const amr::Octree&) { return solver.hostCopy(); }
 #endif
 
-// `count` regrids from `solver`'s octree to `tree` with the finest level's leaves in the half
-// x < centre merged (the whole families there), and back, a level-0 step before each: the state
-// copied to the host, then the new octree's solver built from it (its set-up and
-// AmrLbm::adopt), as AmrLbmSimulation::regrid makes them. Prints rank 0's times.
-void timeRegrids(std::unique_ptr<BenchSolver>& solver, const amr::Octree& tree, const amr::AmrLbmSettings& settings,
-                 int count, bool root) {
+// `tree` with the finest level's leaves in the half x < centre merged (the whole families there).
+amr::Octree halfMerged(const amr::Octree& tree) {
   const int finest = tree.depth();
   const double centre = tree.rootBlocks()[0] / 2.0;
   std::vector<int> merged;
@@ -78,28 +69,37 @@ void timeRegrids(std::unique_ptr<BenchSolver>& solver, const amr::Octree& tree, 
   coarser.coarsen(merged);
   if (coarser.leaves() == tree.leaves())
     throw InputError("--regrids", "", "no family of the finest level lies in the half x < centre: more --leaves");
+  return coarser;
+}
+
+// `count` regrids from `solver`'s octree `tree` to `coarser` (halfMerged) and back, a level-0
+// step before each: the state handed over (AmrLbm::handOver; over ranks the host copy of the
+// blocks each rank's part adopts), then the new octree's solver built from it (its set-up and
+// AmrLbm::adopt), as AmrLbmSimulation::regrid makes them. Prints rank 0's times.
+void timeRegrids(std::unique_ptr<BenchSolver>& solver, const amr::Octree& tree, const amr::Octree& coarser,
+                 const amr::AmrLbmSettings& settings, int count, bool root) {
   const amr::Octree* octrees[2] = {&coarser, &tree};
   const std::size_t blocks[2] = {amr::leafBlocks(coarser, settings.leafCells).blocks.size(),
                                  amr::leafBlocks(tree, settings.leafCells).blocks.size()};
-  double copying = 0.0, rebuilding = 0.0;
+  double handing = 0.0, rebuilding = 0.0;
   for (int r = 0; r < count; ++r) {
     const amr::Octree& next = *octrees[r % 2];
     solver->advance(1);
     barrierOfAllRanks();
     const auto start = std::chrono::steady_clock::now();
-    const amr::AmrLbmHostCopy previous = regridCopy(*solver, next);
+    const amr::AmrLbmHandOver previous = solver->handOver(next);
     barrierOfAllRanks();
-    const double copied = secondsSince(start);
-    solver.reset();  // as a run does: one solver's device memory at a time
+    const double handed = secondsSince(start);
+    solver.reset();  // as a run does: the old solver's other arrays freed first
     solver = solverOf(next, settings, &previous);
     barrierOfAllRanks();
-    copying += copied;
-    rebuilding += secondsSince(start) - copied;
+    handing += handed;
+    rebuilding += secondsSince(start) - handed;
   }
   if (!root) return;
-  std::printf("  %d regrids between %zu and %zu blocks: %.1f ms each (the state copied to the host %.1f ms, the new "
+  std::printf("  %d regrids between %zu and %zu blocks: %.1f ms each (the state handed over %.1f ms, the new "
               "octree's solver built and adopting it %.1f ms)\n",
-              count, blocks[1], blocks[0], 1e3 * (copying + rebuilding) / count, 1e3 * copying / count, 1e3 * rebuilding / count);
+              count, blocks[1], blocks[0], 1e3 * (handing + rebuilding) / count, 1e3 * handing / count, 1e3 * rebuilding / count);
 }
 
 int runAmrBenchmark(const AmrFlags& flags) {
@@ -148,6 +148,7 @@ int runAmrBenchmark(const AmrFlags& flags) {
   if (blockCount < static_cast<std::size_t>(worldRanks()))
     throw InputError("--leaves", "", "the octree has " + std::to_string(blockCount) + " blocks, fewer than the " +
                                          std::to_string(worldRanks()) + " MPI ranks: more leaves or levels, or fewer ranks");
+  const amr::Octree coarser = flags.regrids > 0 ? halfMerged(tree) : tree;
   std::unique_ptr<BenchSolver> owner = solverOf(tree, settings);
   BenchSolver& solver = *owner;
   const amr::AmrLbm& local = localOf(solver);
@@ -193,7 +194,7 @@ int runAmrBenchmark(const AmrFlags& flags) {
   // Against the copy roofline of all the ranks' devices (each measured alike: rank 0's times ranks).
   const double roofline = updates * bytesPerUpdate / stepSeconds / (copy.bytesPerSecond * ranks);
   if (!root) {
-    if (flags.regrids > 0) timeRegrids(owner, tree, settings, flags.regrids, root);
+    if (flags.regrids > 0) timeRegrids(owner, tree, coarser, settings, flags.regrids, root);
     return 0;
   }
   std::printf("octree LBM %s %s, %d^3 leaves of %d^3, %d level(s), %zu blocks, periodic, FP32, %s kernel%s\n",
@@ -231,7 +232,7 @@ int runAmrBenchmark(const AmrFlags& flags) {
     std::printf("  digest of the density and velocity after step %lld: %s\n", static_cast<long long>(local.step()),
                 digest.c_str());
   std::fflush(stdout);
-  if (flags.regrids > 0) timeRegrids(owner, tree, settings, flags.regrids, root);
+  if (flags.regrids > 0) timeRegrids(owner, tree, coarser, settings, flags.regrids, root);
   return 0;
 }
 

@@ -42,6 +42,29 @@ void forEachPoint(const BlockLayout& layout, Visit&& visit) {
         }
 }
 
+// Copies of whole blocks between two arrays of blocks (exec::copyBytes: any two memory spaces),
+// each run of blocks that follow one another in both arrays one copy.
+class BlockCopies {
+public:
+  void add(std::size_t to, std::size_t from) {
+    if (!runs_.empty() && runs_.back().to + runs_.back().count == to && runs_.back().from + runs_.back().count == from)
+      ++runs_.back().count;
+    else
+      runs_.push_back({to, from, 1});
+  }
+  template <class T>
+  void apply(T* destination, const T* source, std::size_t blockValues) const {
+    for (const Run& run : runs_)
+      exec::copyBytes(destination + run.to * blockValues, source + run.from * blockValues, run.count * blockValues * sizeof(T));
+  }
+
+private:
+  struct Run {
+    std::size_t to, from, count;
+  };
+  std::vector<Run> runs_;
+};
+
 }  // namespace
 
 std::vector<std::int32_t> sourceSlots(const BlockLayout& layout) {
@@ -70,11 +93,11 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
     : AmrLbm(octree, settings, solidPoints, nullptr) {}
 
 AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
-               const AmrLbmHostCopy& previous)
+               const AmrLbmHandOver& previous)
     : AmrLbm(octree, settings, solidPoints, &previous) {}
 
 AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
-               const AmrLbmHostCopy* previous)
+               const AmrLbmHandOver* previous)
     : octree_(octree), settings_(settings), layout_(leafBlocks(octree, settings.leafCells)) {
   if (lbm::latticeDimensions(settings.lattice) != 3)
     throw std::invalid_argument(std::string("the octree LBM runs D3Q19 or D3Q27, not ") +
@@ -254,6 +277,7 @@ void AmrLbm::advanceLevel(int level, float timeWeight) {
 }
 
 void AmrLbm::advance(std::int64_t coarseSteps) {
+  if (!post_[0].data()) throw std::logic_error("AmrLbm::advance: the solver handed its state over (handOver)");
   for (std::int64_t s = 0; s < coarseSteps; ++s) {
     advanceLevel(0, 0.0f);
     ++step_;
@@ -309,20 +333,30 @@ void AmrLbm::copyMoments(float* density, float* velocity, std::size_t blocks) {
 }
 
 AmrLbmSnapshot AmrLbm::snapshot(std::size_t blocks) const {
-  const std::size_t count = std::min(blocks, held_.blocks.size());
+  std::vector<std::int32_t> first(std::min(blocks, held_.blocks.size()));
+  for (std::size_t b = 0; b < first.size(); ++b) first[b] = static_cast<std::int32_t>(b);
+  return snapshotOf(first);
+}
+
+AmrLbmSnapshot AmrLbm::snapshotOf(const std::vector<std::int32_t>& blocks) const {
   const std::size_t blockValues = static_cast<std::size_t>(lbm::latticeQ(settings_.lattice)) *
                                   static_cast<std::size_t>(layout_.pointsPerBlock());
-  // Slots follow the block order: the first blocks' slots come first.
-  std::size_t slots = 0;
-  for (std::size_t b = 0; b < count; ++b) slots += slots_[b] >= 0 ? 1 : 0;
+  // The slots follow the blocks' order.
+  BlockCopies states, slots;
+  std::size_t slotCount = 0;
+  for (std::size_t n = 0; n < blocks.size(); ++n) {
+    const std::size_t b = static_cast<std::size_t>(blocks[n]);
+    states.add(n, b);
+    if (slots_[b] >= 0) slots.add(slotCount++, static_cast<std::size_t>(slots_[b]));
+  }
   AmrLbmSnapshot snapshot;
   snapshot.step = step_;
   snapshot.parity.assign(state_.parity, state_.parity + layout_.levels);
   for (int n = 0; n < 2; ++n) {
-    snapshot.post[n].resize(count * blockValues);
-    post_[n].copyTo(snapshot.post[n].data(), snapshot.post[n].size());
-    snapshot.pre[n].resize(slots * blockValues);
-    if (slots) pre_[n].copyTo(snapshot.pre[n].data(), snapshot.pre[n].size());
+    snapshot.post[n].resize(blocks.size() * blockValues);
+    states.apply(snapshot.post[n].data(), post_[n].data(), blockValues);
+    snapshot.pre[n].resize(slotCount * blockValues);
+    slots.apply(snapshot.pre[n].data(), pre_[n].data(), blockValues);
   }
   return snapshot;
 }
@@ -471,6 +505,13 @@ struct AdoptedBlock {
   bool sameLeaf = false;
 };
 
+// Whether adopt() copies a block as it was: a leaf of both octrees, unless the new solver keeps a
+// pre-collision copy of it (`newSlot` >= 0) where the other kept none (its points are then made
+// one by one).
+bool copiedAsItWas(const AdoptedBlock& adopted, std::int32_t newSlot, const std::vector<std::int32_t>& oldSlots) {
+  return adopted.sameLeaf && (newSlot < 0 || oldSlots[static_cast<std::size_t>(adopted.covering)] >= 0);
+}
+
 AdoptedBlock adoptedBlock(const Octree& tree, const BlockPlacement& block, int blockNodes) {
   const int cells = blockNodes - 1;
   AdoptedBlock adopted;
@@ -495,25 +536,23 @@ AdoptTaps adoptedPoint(const Octree& tree, const BlockLayout& layout, const Bloc
 }  // namespace
 
 std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
-                                        const BlockLayout& held) {
-  const std::vector<std::int32_t> previousSlots = sourceSlots(previousLayout);
+                                        const BlockLayout& held, bool pointByPointOnly) {
+  const std::vector<std::int32_t> previousSlots = sourceSlots(previousLayout), heldSlots = sourceSlots(held);
   const int B = previousLayout.blockNodes;
   // On the host's threads, a block at a time: the blocks each one reads.
   std::vector<std::vector<std::int32_t>> readBy(held.blocks.size());
   exec::forEachOnHostThreads(static_cast<Index>(held.blocks.size()), [&](Index index) {
-    const BlockPlacement& block = held.blocks[static_cast<std::size_t>(index)];
-    std::vector<std::int32_t>& read = readBy[static_cast<std::size_t>(index)];
-    const AdoptedBlock adopted = adoptedBlock(previousOctree, block, B);
-    if (adopted.sameLeaf) {
-      read.push_back(adopted.covering);
-      // Copied as it was unless the other keeps no pre-collision copy of it (adopt; its points
-      // are then made one by one, below).
-      if (previousSlots[static_cast<std::size_t>(adopted.covering)] >= 0) return;
+    const std::size_t b = static_cast<std::size_t>(index);
+    std::vector<std::int32_t>& read = readBy[b];
+    const AdoptedBlock adopted = adoptedBlock(previousOctree, held.blocks[b], B);
+    if (copiedAsItWas(adopted, heldSlots[b], previousSlots)) {
+      if (!pointByPointOnly) read.push_back(adopted.covering);
+      return;
     }
     for (int k = 0; k < B; ++k)
       for (int j = 0; j < B; ++j)
         for (int i = 0; i < B; ++i) {
-          const int from = adoptedPoint(previousOctree, previousLayout, block, adopted, i, j, k).block;
+          const int from = adoptedPoint(previousOctree, previousLayout, held.blocks[b], adopted, i, j, k).block;
           if (read.empty() || read.back() != from) read.push_back(from);
         }
   });
@@ -531,14 +570,51 @@ void AmrLbm::requireEveryBlock(const char* what) const {
     throw std::logic_error(std::string(what) + " needs a solver that steps every block, not a run of them");
 }
 
-AmrLbmHostCopy AmrLbm::hostCopy() const {
+AmrLbmHandOver AmrLbm::hostCopy() const {
   requireEveryBlock("AmrLbm::hostCopy");
   std::vector<std::uint8_t> solid(solid_.size());
   if (!solid.empty()) solid_.copyTo(solid.data(), solid.size());
-  return AmrLbmHostCopy{octree_, settings_, layout_, snapshot(), std::move(solid), {}};
+  return AmrLbmHandOver{octree_, settings_, layout_, snapshot(), std::move(solid), {}, nullptr};
 }
 
-void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
+AmrLbmHandOver AmrLbm::handOver(const Octree& next) {
+  requireEveryBlock("AmrLbm::handOver");
+  const std::vector<std::int32_t> read = adoptedBlocks(octree_, layout_, leafBlocks(next, settings_.leafCells), true);
+  AmrLbmHandOver handed{octree_, settings_, layout_, snapshotOf(read), {}, read, std::make_shared<AmrLbmHandOver::Resident>()};
+  const std::size_t points = static_cast<std::size_t>(layout_.pointsPerBlock());
+  if (solid_.size()) {
+    handed.solid.resize(read.size() * points);
+    BlockCopies copies;
+    for (std::size_t n = 0; n < read.size(); ++n) copies.add(n, static_cast<std::size_t>(read[n]));
+    copies.apply(handed.solid.data(), solid_.data(), points);
+  }
+  for (int n = 0; n < 2; ++n) {
+    handed.resident->post[n] = std::move(post_[n]);
+    handed.resident->pre[n] = std::move(pre_[n]);
+    state_.post[n] = state_.pre[n] = nullptr;
+  }
+  handed.resident->solid = std::move(solid_);
+  state_.solid = nullptr;
+  return handed;
+}
+
+void AmrLbmHandOver::moveToHost() {
+  if (!resident) return;
+  const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
+  const std::size_t blockValues = static_cast<std::size_t>(lbm::latticeQ(settings.lattice)) * points;
+  for (int n = 0; n < 2; ++n) {
+    snapshot.post[n].resize(layout.blocks.size() * blockValues);
+    resident->post[n].copyTo(snapshot.post[n].data(), snapshot.post[n].size());
+    snapshot.pre[n].resize(resident->pre[n].size());
+    if (resident->pre[n].size()) resident->pre[n].copyTo(snapshot.pre[n].data(), snapshot.pre[n].size());
+  }
+  solid.resize(resident->solid.size());
+  if (!solid.empty()) resident->solid.copyTo(solid.data(), solid.size());
+  blocks.clear();
+  resident.reset();
+}
+
+void AmrLbm::adopt(const AmrLbmHandOver& previous) {
   if (previous.settings.lattice != settings_.lattice || previous.settings.tau != settings_.tau ||
       previous.octree.rootBlocks() != octree_.rootBlocks() || previous.octree.periodic() != octree_.periodic() ||
       previous.layout.blockNodes != layout_.blockNodes)
@@ -555,7 +631,8 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
   // holds them.
   const std::vector<std::int32_t> oldSlots = sourceSlots(oldLayout), &newSlots = slots_;
   std::vector<std::int32_t> place(oldLayout.blocks.size(), -1), slotOf(oldLayout.blocks.size(), -1);
-  if (previous.blocks.empty()) {
+  const AmrLbmHandOver::Resident* const resident = previous.resident.get();
+  if (previous.blocks.empty() && !resident) {
     for (std::size_t b = 0; b < place.size(); ++b) place[b] = static_cast<std::int32_t>(b);
     slotOf = oldSlots;
   } else {
@@ -569,7 +646,7 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
       if (oldLayout.crossLevelSource[b]) slotOf[b] = slots++;
     }
   }
-  const std::size_t copiedBlocks = previous.blocks.empty() ? oldLayout.blocks.size() : previous.blocks.size();
+  const std::size_t copiedBlocks = previous.blocks.empty() && !resident ? oldLayout.blocks.size() : previous.blocks.size();
   std::size_t copiedSlots = 0;
   for (const std::int32_t slot : slotOf) copiedSlots += slot >= 0 ? 1 : 0;
   const std::size_t oldBlockValues = static_cast<std::size_t>(lbm::latticeQ(previous.settings.lattice)) * N;
@@ -577,6 +654,29 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
     if (old.post[n].size() != copiedBlocks * oldBlockValues || old.pre[n].size() != copiedSlots * oldBlockValues ||
         (!oldSolid.empty() && oldSolid.size() != copiedBlocks * N))
       throw std::invalid_argument("adopt: the host copy's arrays do not fit its blocks");
+  if (resident) {
+    const std::size_t slots = static_cast<std::size_t>(std::count_if(oldSlots.begin(), oldSlots.end(), [](std::int32_t slot) { return slot >= 0; }));
+    for (int n = 0; n < 2; ++n)
+      if (resident->post[n].size() != oldLayout.blocks.size() * oldBlockValues || resident->pre[n].size() != slots * oldBlockValues ||
+          (resident->solid.size() && resident->solid.size() != oldLayout.blocks.size() * N))
+        throw std::invalid_argument("adopt: the handed-over arrays do not fit its octree");
+  }
+  // Each block held: what it is made of; those copied as they were from the resident arrays
+  // (copies where those lie, after the blocks made on the host), the others on the host.
+  std::vector<AdoptedBlock> adoptedOf(held_.blocks.size());
+  BlockCopies fromResident[2][2], slotsFromResident[2], madeOnHost, slotsMadeOnHost;
+  for (std::size_t b = 0; b < held_.blocks.size(); ++b) {
+    const AdoptedBlock& adopted = adoptedOf[b] = adoptedBlock(previous.octree, held_.blocks[b], B);
+    if (!resident || !copiedAsItWas(adopted, newSlots[b], oldSlots)) {
+      madeOnHost.add(b, b);
+      if (newSlots[b] >= 0) slotsMadeOnHost.add(static_cast<std::size_t>(newSlots[b]), static_cast<std::size_t>(newSlots[b]));
+      continue;
+    }
+    const std::size_t from = static_cast<std::size_t>(adopted.covering);
+    const int current = old.parity[static_cast<std::size_t>(held_.blocks[b].level)];
+    for (int which = 0; which < 2; ++which) fromResident[which][which == 0 ? current : 1 - current].add(b, from);
+    if (newSlots[b] >= 0) slotsFromResident[current].add(static_cast<std::size_t>(newSlots[b]), static_cast<std::size_t>(oldSlots[from]));
+  }
   const auto placed = [&](std::size_t from) {
     if (place[from] < 0)
       throw std::invalid_argument("adopt: the host copy lacks block " + std::to_string(from) + " of the other octree");
@@ -604,10 +704,11 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
       const std::size_t b = static_cast<std::size_t>(index);
       const BlockPlacement& block = held_.blocks[b];
       const double tauNew = tau(block.level);
-      const AdoptedBlock adopted = adoptedBlock(previous.octree, block, B);
+      const AdoptedBlock& adopted = adoptedOf[b];
       const std::size_t blockValues = static_cast<std::size_t>(L::Q) * N;
       // A leaf of both octrees: its block as it was (its shared points take their own level's copy).
-      if (adopted.sameLeaf && (newSlots[b] < 0 || oldSlots[static_cast<std::size_t>(adopted.covering)] >= 0)) {
+      if (copiedAsItWas(adopted, newSlots[b], oldSlots)) {
+        if (resident) return;  // copied below
         const std::size_t from = static_cast<std::size_t>(adopted.covering);
         const int current = old.parity[static_cast<std::size_t>(block.level)];
         for (int which = 0; which < 2; ++which)
@@ -686,10 +787,18 @@ void AmrLbm::adopt(const AmrLbmHostCopy& previous) {
     });
     for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
     for (int parity = 0; parity < 2; ++parity) {
-      if (!inPlace) post_[parity].copyFrom(post[parity], post_[parity].size());
-      if (pre_[parity].size() && (parity == 1 || !inPlace)) pre_[parity].copyFrom(pre, pre_[parity].size());
+      if (!inPlace) madeOnHost.apply(post_[parity].data(), post[parity], oldBlockValues);
+      if (pre_[parity].size() && (parity == 1 || !inPlace)) slotsMadeOnHost.apply(pre_[parity].data(), pre, oldBlockValues);
+      if (!resident) continue;
+      for (int source = 0; source < 2; ++source) {
+        fromResident[parity][source].apply(post_[parity].data(), resident->post[source].data(), oldBlockValues);
+        if (pre_[parity].size()) slotsFromResident[source].apply(pre_[parity].data(), resident->pre[source].data(), oldBlockValues);
+      }
     }
   });
+#if OCTOFLOW_HAVE_CUDA
+  if (settings_.backend == exec::Backend::Cuda) detail::synchronizeCuda();  // the copies on the device done
+#endif
   step_ = old.step;
 }
 

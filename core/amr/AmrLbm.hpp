@@ -91,7 +91,7 @@ struct AmrLbmSnapshot {
   std::vector<float> post[2], pre[2];
 };
 
-struct AmrLbmHostCopy;
+struct AmrLbmHandOver;
 
 class AmrLbm {
 public:
@@ -101,7 +101,7 @@ public:
   AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints);
   // A solver that starts from another's state (adopt(previous)) rather than from the initial one.
   AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
-         const AmrLbmHostCopy& previous);
+         const AmrLbmHandOver& previous);
   ~AmrLbm();
   AmrLbm(const AmrLbm&) = delete;
   AmrLbm& operator=(const AmrLbm&) = delete;
@@ -196,10 +196,15 @@ public:
   // domain, lattice or relaxation, or arrays of other sizes: the state unchanged) or a block it
   // reads is not in it (found while the state is built: on the CPU, whose state is built in place,
   // the state is then undefined). Runs on the host's OpenMP threads (the same bits on any number).
-  void adopt(const AmrLbmHostCopy& previous);
+  void adopt(const AmrLbmHandOver& previous);
 
   // A solver of every block only (std::logic_error otherwise).
-  AmrLbmHostCopy hostCopy() const;
+  AmrLbmHandOver hostCopy() const;
+  // Hands its state over for a solver of `next`, as a regrid does: its state arrays moved out of
+  // it, and a host copy of the blocks of it that the blocks of `next` made point by point read.
+  // The solver holds no state after (std::logic_error on advance): destroy it. A solver of every
+  // block only.
+  AmrLbmHandOver handOver(const Octree& next);
   // The state of the blocks held (heldLayout() order: a solver of a run of blocks has its own
   // first), or of the first `blocks` of them (their pre-collision slots are the first slots).
   AmrLbmSnapshot snapshot(std::size_t blocks = kEveryHeldBlock) const;
@@ -210,8 +215,10 @@ public:
 
 private:
   AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
-         const AmrLbmHostCopy* previous);
+         const AmrLbmHandOver* previous);
   void requireEveryBlock(const char* what) const;
+  // The state of held blocks `blocks` (ascending), their slots in that order.
+  AmrLbmSnapshot snapshotOf(const std::vector<std::int32_t>& blocks) const;
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
   void sortShells(const std::vector<std::uint8_t>& solidPoints);
@@ -269,12 +276,18 @@ std::vector<std::int32_t> sourceSlots(const BlockLayout& layout);
 
 // The blocks of another octree's layout whose state AmrLbm::adopt reads to make the blocks of
 // `held` (a solver's heldLayout on the new octree), in block order: what a rank of a run over MPI
-// ranks needs of the old state at a regrid (parallel::DistributedAmrLbm::hostCopyFor).
+// ranks needs of the old state at a regrid (parallel::DistributedAmrLbm::hostCopyFor). With
+// `pointByPointOnly`, those the blocks made point by point read alone (not the blocks copied as
+// they were: AmrLbm::handOver).
 std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
-                                        const BlockLayout& held);
+                                        const BlockLayout& held, bool pointByPointOnly = false);
 
-// A solver's octree, settings, state and obstacle points on the host (AmrLbm::adopt).
-struct AmrLbmHostCopy {
+// What a solver hands over to the solver of another octree (AmrLbm::adopt): its octree, settings
+// and state, and its obstacle points. A host copy (hostCopy; over ranks
+// parallel::DistributedAmrLbm::hostCopyFor), or the solver's own state arrays where they lie
+// (handOver: on the device with CUDA), then the host copy holds the blocks made point by point
+// alone.
+struct AmrLbmHandOver {
   Octree octree;
   AmrLbmSettings settings;
   BlockLayout layout;
@@ -282,8 +295,20 @@ struct AmrLbmHostCopy {
   std::vector<std::uint8_t> solid;  // empty: no obstacle
   // The blocks of `layout` it holds, in block order: snapshot.post a block each and solid a block
   // each in that order, snapshot.pre a slot each for those of them other levels read
-  // (crossLevelSource); empty: every block (as one solver of the layout numbers them).
+  // (crossLevelSource); empty: every block (as one solver of the layout numbers them), or none
+  // when it holds the solver's arrays.
   std::vector<std::int32_t> blocks;
+  // The solver's arrays (every block, numbered as `layout`; solid empty without obstacle), moved
+  // out of it by handOver: the blocks that keep their leaf are copied from them where they lie.
+  struct Resident {
+    exec::Buffer<float> post[2], pre[2];
+    exec::Buffer<std::uint8_t> solid;
+  };
+  std::shared_ptr<Resident> resident;  // shared by copies of the hand-over
+
+  // Moves the resident arrays into the host copy (every block) and frees them: when the next
+  // solver finds no room beside them (exec::OutOfMemoryError).
+  void moveToHost();
 };
 
 // The per-backend, per-lattice kernels (AmrLbmCpu.cpp, AmrLbmCuda.cu).

@@ -285,13 +285,21 @@ private:
     const std::vector<double> indicator = regridIndicator();
     const Octree next = adapted(local().octree(), regridChanges(indicator, case_.regrid), case_.octree.get());
     if (next.leaves() == local().octree().leaves()) return;
+    // One process hands its state arrays over (the blocks that keep their leaf are copied where
+    // they lie); over ranks each rank gets a host copy of the blocks its new ones read.
 #if OCTOFLOW_HAVE_MPI
-    const AmrLbmHostCopy previous = distributed_ ? distributed_->hostCopyFor(next) : solver_->hostCopy();
+    AmrLbmHandOver previous = distributed_ ? distributed_->handOver(next) : solver_->handOver(next);
 #else
-    const AmrLbmHostCopy previous = solver_->hostCopy();
+    AmrLbmHandOver previous = solver_->handOver(next);
 #endif
     try {
-      rebuild(next, &previous);
+      try {
+        rebuild(next, &previous);
+      } catch (const OutOfMemoryError&) {
+        if (!previous.resident) throw;
+        previous.moveToHost();  // no room for the new solver beside the old state: via the host
+        rebuild(next, &previous);
+      }
     } catch (const std::exception& error) {
       const BlockLayout grown = leafBlocks(next, case_.leafCells);
       throw InputError(description_.sourcePath, "amr.regrid_threshold",
@@ -328,7 +336,7 @@ private:
 
   // The solver on `octree` (its state from `previous`, or the initial one), and what is made of its
   // blocks: the block grid and the level-0 view.
-  void rebuild(const Octree& octree, const AmrLbmHostCopy* previous) {
+  void rebuild(const Octree& octree, const AmrLbmHandOver* previous) {
     const BlockLayout layout = leafBlocks(octree, case_.leafCells);
     solidPoints_ = case_.solidPointsOn(layout);
     makeSolver(octree, local().settings(), previous);
@@ -425,7 +433,7 @@ private:
 
   // The solver: one process's, or this rank's part of a run over ranks (then its state from
   // `previous` too, every block's). More ranks than blocks is bad input (mpirun -np).
-  void makeSolver(const Octree& octree, AmrLbmSettings settings, const AmrLbmHostCopy* previous) {
+  void makeSolver(const Octree& octree, AmrLbmSettings settings, const AmrLbmHandOver* previous) {
     solver_.reset();  // the device memory of the one before first
 #if OCTOFLOW_HAVE_MPI
     distributed_.reset();

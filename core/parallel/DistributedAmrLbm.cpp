@@ -24,7 +24,7 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
 
 DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree,
                                      const amr::AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
-                                     const amr::AmrLbmHostCopy* previous)
+                                     const amr::AmrLbmHandOver* previous)
     : DistributedAmrLbm(communicator, octree, settings, [&](const amr::AmrLbmSettings& mine) {
         return previous ? std::make_unique<amr::AmrLbm>(octree, mine, solidPoints, *previous)
                         : std::make_unique<amr::AmrLbm>(octree, mine, solidPoints);
@@ -538,8 +538,8 @@ amr::AmrLbmSnapshot DistributedAmrLbm::snapshot(int root) {
   return whole;
 }
 
-amr::AmrLbmHostCopy DistributedAmrLbm::hostCopy() {
-  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), local_->layout(), snapshot(kEveryRank), {}, {}};
+amr::AmrLbmHandOver DistributedAmrLbm::hostCopy() {
+  amr::AmrLbmHandOver copy{local_->octree(), local_->settings(), local_->layout(), snapshot(kEveryRank), {}, {}, nullptr};
   copy.settings.owned = {};
   // A solver holding no obstacle point keeps no mask: the others' may still have some.
   const std::uint8_t* solid = local_->workingSolid();
@@ -552,7 +552,7 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopy() {
   return copy;
 }
 
-amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
+amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
   const amr::BlockLayout& layout = local_->layout();
   const std::size_t ranks = static_cast<std::size_t>(ranks_);
   // The old blocks this rank's part of the next solver reads, and every rank's.
@@ -638,7 +638,7 @@ amr::AmrLbmHostCopy DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
   if (wanted.empty()) throw std::logic_error("DistributedAmrLbm::hostCopyFor: no block to adopt");
   // The wanted blocks, in block order, in a host copy of them alone: records arrive rank after
   // rank, each rank's in the order of `wanted`, and runs follow the block order.
-  amr::AmrLbmHostCopy copy{local_->octree(), local_->settings(), layout, {}, {}, wanted};
+  amr::AmrLbmHandOver copy{local_->octree(), local_->settings(), layout, {}, {}, wanted, nullptr};
   copy.settings.owned = {};
   copy.snapshot.step = held.step;
   copy.snapshot.parity = held.parity;

@@ -35,7 +35,7 @@ public:
   // The same with the obstacle points of every block (AmrLbm's mask), starting from `previous`
   // (every block of another octree: hostCopy() before a regrid) when given.
   DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
-                    const std::vector<std::uint8_t>& solidPoints, const amr::AmrLbmHostCopy* previous = nullptr);
+                    const std::vector<std::uint8_t>& solidPoints, const amr::AmrLbmHandOver* previous = nullptr);
   ~DistributedAmrLbm();
   DistributedAmrLbm(const DistributedAmrLbm&) = delete;
   DistributedAmrLbm& operator=(const DistributedAmrLbm&) = delete;
@@ -86,13 +86,16 @@ public:
   // bit for bit the same), and the host copy made of it on every rank (AmrLbm::adopt takes it on
   // any number of ranks).
   amr::AmrLbmSnapshot snapshot(int root = kEveryRank);
-  amr::AmrLbmHostCopy hostCopy();
+  amr::AmrLbmHandOver hostCopy();
   // Collective, before a regrid to `next` (an octree of the same root blocks): a host copy of this
   // solver (as hostCopy) of only the blocks that this rank's run of `next`'s blocks and their
-  // ghosts adopt (amr::adoptedBlocks; AmrLbmHostCopy::blocks lists them), sent by the ranks that
+  // ghosts adopt (amr::adoptedBlocks; AmrLbmHandOver::blocks lists them), sent by the ranks that
   // step them: its size is that of those blocks, not of the octree. A DistributedAmrLbm of `next` on the same ranks and settings takes it as `previous`
   // and starts where one of the whole host copy would, bit for bit.
-  amr::AmrLbmHostCopy hostCopyFor(const amr::Octree& next);
+  amr::AmrLbmHandOver hostCopyFor(const amr::Octree& next);
+  // Collective: what a regrid to `next` hands over. On one rank the solver's own state arrays
+  // (AmrLbm::handOver: the solver holds no state after, destroy it), over ranks hostCopyFor(next).
+  amr::AmrLbmHandOver handOver(const amr::Octree& next) { return ranks_ == 1 ? local_->handOver(next) : hostCopyFor(next); }
   // Collective. One value a block on every rank, in block order, from each rank's values of its
   // own run (`mine`: one a block of the run, in block order).
   std::vector<double> gatherBlockValues(const std::vector<double>& mine);

@@ -305,6 +305,60 @@ TEST(AmrRegrid, BlocksSharingAPointStartWithOneStateOfIt) {
   EXPECT_GT(shared, 10000);
 }
 
+TEST(AmrRegrid, AHandOverStartsTheNewSolverWhereAHostCopyDoes) {
+  // A regrid hands the solver's arrays over (AmrLbm::handOver): the blocks that keep their leaf are
+  // copied from them, the others made point by point from a host copy of the blocks they read
+  // alone. The new solver starts with the bits a whole host copy gives it, refining and merging,
+  // around an obstacle; so does a hand-over moved to the host (moveToHost, when the new solver
+  // finds no room beside the old arrays). The old solver holds no state after.
+  Octree tree({2, 1, 1}, {true, true, true}, 2);
+  tree.refine({0});
+  tree.refine({0});
+  const AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
+  const SolidTest sphere = [](const double (&x)[3]) {
+    return (x[0] - 10.0) * (x[0] - 10.0) + (x[1] - 10.0) * (x[1] - 10.0) + (x[2] - 6.0) * (x[2] - 6.0) < 2.5 * 2.5;
+  };
+  const Octree refined = levelOneRefined(tree);
+  std::vector<LeafChange> changes = allKept(tree);
+  for (std::size_t n = 0; n < tree.leafCount(); ++n)
+    if (tree.leaves()[n].level == 2) changes[n] = LeafChange::Coarsen;
+  const Octree merged = adapted(tree, changes);
+  ASSERT_LT(merged.leafCount(), tree.leafCount());
+  for (const Octree* next : {&refined, &merged})
+    for (const bool viaHost : {false, true}) {
+      AmrLbm before(tree, settings, sphere);
+      before.initialise(wavyFlow(0.02, 0.01));
+      before.advance(3);
+      const AmrLbmHandOver copy = before.hostCopy();
+      AmrLbmHandOver handed = before.handOver(*next);
+      ASSERT_TRUE(handed.resident);
+      // The blocks the merged family's points read alone (refined, the new blocks' shell points
+      // read every block of this small tree).
+      if (next == &merged) EXPECT_LT(handed.blocks.size(), before.layout().blocks.size());
+      EXPECT_THROW(before.advance(1), std::logic_error);
+      if (viaHost) {
+        handed.moveToHost();
+        EXPECT_FALSE(handed.resident);
+        EXPECT_TRUE(handed.blocks.empty());
+        EXPECT_EQ(handed.snapshot.post[0], copy.snapshot.post[0]);
+        EXPECT_EQ(handed.solid, copy.solid);
+      }
+      AmrLbm fromCopy(*next, settings, sphere), fromHandOver(*next, settings, sphere);
+      fromCopy.adopt(copy);
+      fromHandOver.adopt(handed);
+      const AmrLbmSnapshot expected = fromCopy.snapshot(), got = fromHandOver.snapshot();
+      EXPECT_EQ(got.step, 3);
+      EXPECT_EQ(got.parity, expected.parity);
+      for (int n = 0; n < 2; ++n) {
+        EXPECT_EQ(got.post[n], expected.post[n]) << "post " << n << (viaHost ? ", moved to the host" : "");
+        EXPECT_EQ(got.pre[n], expected.pre[n]) << "pre " << n << (viaHost ? ", moved to the host" : "");
+      }
+      fromCopy.advance(2);
+      fromHandOver.advance(2);
+      EXPECT_EQ(fromHandOver.obstacleForceByLink(), fromCopy.obstacleForceByLink());
+    }
+}
+
 TEST(AmrRegrid, TheHostThreadsGiveTheSameBitsWhateverTheirNumber) {
   // A regrid's host work runs on the OpenMP threads a block at a time: the state moved to the new
   // octree (adopt), the obstacle's links and the blocks a rank's new blocks read (adoptedBlocks).
@@ -322,7 +376,7 @@ TEST(AmrRegrid, TheHostThreadsGiveTheSameBitsWhateverTheirNumber) {
   const Octree next = levelOneRefined(tree);
   const std::vector<std::uint8_t> solid = AmrLbm(next, settings, sphere).hostCopy().solid;
   ASSERT_FALSE(solid.empty());
-  const AmrLbmHostCopy previous = before.hostCopy();
+  const AmrLbmHandOver previous = before.hostCopy();
 
   struct Result {
     AmrLbmSnapshot state;

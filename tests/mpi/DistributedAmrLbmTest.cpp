@@ -271,7 +271,7 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   while (finer.leaves()[static_cast<std::size_t>(coarsest)].level != 0) ++coarsest;
   finer.refine({coarsest});
   ASSERT_GT(finer.leaves().size(), tree.leaves().size());
-  const AmrLbmHostCopy gathered = restored.hostCopy(), one = reference.hostCopy();
+  const AmrLbmHandOver gathered = restored.hostCopy(), one = reference.hostCopy();
   expectSameBits(gathered.snapshot.post[0], one.snapshot.post[0], "host copy");
   EXPECT_EQ(gathered.solid, one.solid);
   EXPECT_EQ(gathered.settings.owned.first, 0);
@@ -279,7 +279,7 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   const std::vector<std::uint8_t> solid = AmrLbm(finer, settings, test::threeLevelSphere).hostCopy().solid;
   // What a run's regrid sends instead: each rank only the blocks its part of the finer octree
   // adopts, from the ranks stepping them.
-  const AmrLbmHostCopy partial = restored.hostCopyFor(finer);
+  const AmrLbmHandOver partial = restored.hostCopyFor(finer);
   ASSERT_FALSE(partial.blocks.empty());
   EXPECT_TRUE(std::is_sorted(partial.blocks.begin(), partial.blocks.end()));
   EXPECT_EQ(partial.solid.size(), partial.blocks.size() * static_cast<std::size_t>(one.layout.pointsPerBlock()));
@@ -309,7 +309,7 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
                                  static_cast<std::ptrdiff_t>(static_cast<std::size_t>(partial.blocks[n]) * perBlock)))
           << "block " << partial.blocks[n] << ", parity " << parity;
   // A copy that lacks a block the solver reads is refused.
-  AmrLbmHostCopy lacking = one;
+  AmrLbmHandOver lacking = one;
   lacking.blocks.assign(1, 0);
   for (int parity = 0; parity < 2; ++parity) {
     lacking.snapshot.post[parity].resize(perBlock);
@@ -319,7 +319,7 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   EXPECT_THROW(AmrLbm(finer, settings, solid, lacking), std::invalid_argument);
 
   // And back to the coarser octree (fine blocks restricted), from the blocks sent.
-  const AmrLbmHostCopy back = migrated.hostCopyFor(tree);
+  const AmrLbmHandOver back = migrated.hostCopyFor(tree);
   parallel::DistributedAmrLbm coarsened(MPI_COMM_WORLD, tree, settings, one.solid, &back);
   AmrLbm coarsenedOnOne(tree, settings, one.solid, regridded.hostCopy());
   expectSameMoments(coarsened, coarsenedOnOne, "coarsened from the blocks sent");
