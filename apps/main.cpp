@@ -56,6 +56,24 @@ int printInfo() {
   return 0;
 }
 
+// A process held to one of the host's cores (Open MPI's mpirun binds each rank to a core by
+// default when it starts one or two) runs its OpenMP threads on that core alone: the CPU
+// backend's steps, and the set-up, regrids and output on either backend. Rank 0 says so.
+void noteOneCore() {
+  const exec::HostCores cores = exec::hostCores();
+  if (cores.usable != 1 || cores.online < 2) return;
+#if OCTOFLOW_HAVE_MPI
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+#endif
+  std::fprintf(stderr,
+               "octoflow: this process may run on 1 of the host's %d cores (Open MPI's mpirun binds each rank to a core "
+               "when it starts one or two): its host threads share that core; `mpirun --bind-to none` lets the ranks "
+               "use the others\n",
+               cores.online);
+}
+
 int runCli(int argc, char** argv) {
   CLI::App cli{"octoflow: GPU simulation (lattice Boltzmann, phase-field) with in-situ visualisation in ParaView"};
   cli.set_version_flag("--version", std::string("octoflow ") + OCTOFLOW_VERSION);
@@ -114,12 +132,16 @@ int runCli(int argc, char** argv) {
   if (*runCommand) {
     run.stepsGiven = stepsOption->count() > 0;
     run.backend = exec::parseBackendChoice(backendText, "--backend");
+    if (!run.quiet) noteOneCore();
     return app::runCase(run);
   }
   if (*validateCommand) return app::validateCase(validatePath);
   if (*infoCommand) return printInfo();
   for (const auto& [command, runBenchmark] : benchmarks)
-    if (*command) return runBenchmark();
+    if (*command) {
+      noteOneCore();
+      return runBenchmark();
+    }
   return kExitInputError;
 }
 

@@ -1,5 +1,8 @@
 #include "exec/Backend.hpp"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include "common/Error.hpp"
 
 #if OCTOFLOW_HAVE_CUDA
@@ -98,6 +101,16 @@ std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone, bool withFreeMemor
   if (whyNone) *whyNone = "this build has no CUDA backend (configure with OCTOFLOW_ENABLE_CUDA=ON)";
 #endif
   return devices;
+}
+
+HostCores hostCores() {
+  HostCores cores;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (online > 0) cores.online = static_cast<int>(online);
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  cores.usable = sched_getaffinity(0, sizeof(mask), &mask) == 0 ? CPU_COUNT(&mask) : cores.online;
+  return cores;
 }
 
 Backend resolveBackend(BackendChoice choice, const std::string& source) {

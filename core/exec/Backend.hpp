@@ -45,6 +45,14 @@ int currentDeviceMultiprocessors();
 std::vector<CudaDeviceInfo> cudaDevices(std::string* whyNone = nullptr, bool withFreeMemory = false);
 // The device this thread's CUDA calls go to (0 without CUDA).
 int currentCudaDevice();
+// The host's cores this process may run on (its CPU affinity: one when mpirun bound the rank to a
+// core, as Open MPI does by default when it starts one or two ranks) and the host's cores online.
+struct HostCores {
+  int usable = 1;
+  int online = 1;
+};
+HostCores hostCores();
+
 // Makes device `index` modulo the device count current for this thread (one per MPI rank on a
 // node with several GPUs); no effect without CUDA devices.
 void useCudaDevice(int index);

@@ -1,5 +1,7 @@
 // The command line program as a user meets it: exit codes, messages, nothing half-written.
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -62,6 +64,30 @@ TEST_F(Cli, InfoReportsBuildAndDevices) {
   EXPECT_NE(info.output.find("build: CUDA"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("CUDA device"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("default backend:"), std::string::npos) << info.output;
+}
+
+TEST_F(Cli, ARunHeldToOneCoreSaysSo) {
+  // mpirun binds each of one or two ranks to a core by default, and a run's OpenMP threads then
+  // share that core: the summary says so, and how to give the ranks the host's other cores.
+  // taskset holds the program to one core alike.
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "a host of one core: no other core to use";
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(mask), &mask), 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &mask)) ++first;
+  writeCase("good.toml", kGoodCase);
+  const std::string note = "may run on 1 of the host's";
+  const CommandResult held = octoflow::testing::runCommand(
+      "taskset -c " + std::to_string(first) + " '" + std::string(OCTOFLOW_CLI_PATH) + "' run good.toml", directory_);
+  EXPECT_EQ(held.exitCode, 0) << held.output;
+  EXPECT_NE(held.output.find(note), std::string::npos) << held.output;
+  EXPECT_NE(held.output.find("mpirun --bind-to none"), std::string::npos) << held.output;
+  if (CPU_COUNT(&mask) > 1) {  // this test itself on several cores: the program too, and no note
+    const CommandResult free = runCli("run good.toml", directory_);
+    EXPECT_EQ(free.exitCode, 0) << free.output;
+    EXPECT_EQ(free.output.find(note), std::string::npos) << free.output;
+  }
 }
 
 TEST_F(Cli, ValidateAcceptsAGoodCaseAndWritesNothing) {
