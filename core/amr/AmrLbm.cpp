@@ -536,7 +536,7 @@ AdoptTaps adoptedPoint(const Octree& tree, const BlockLayout& layout, const Bloc
 }  // namespace
 
 std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
-                                        const BlockLayout& held, bool pointByPointOnly) {
+                                        const BlockLayout& held, const std::vector<std::int32_t>* onHand) {
   const std::vector<std::int32_t> previousSlots = sourceSlots(previousLayout), heldSlots = sourceSlots(held);
   const int B = previousLayout.blockNodes;
   // On the host's threads, a block at a time: the blocks each one reads.
@@ -546,7 +546,7 @@ std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const Bloc
     std::vector<std::int32_t>& read = readBy[b];
     const AdoptedBlock adopted = adoptedBlock(previousOctree, held.blocks[b], B);
     if (copiedAsItWas(adopted, heldSlots[b], previousSlots)) {
-      if (!pointByPointOnly) read.push_back(adopted.covering);
+      if (!onHand || (*onHand)[static_cast<std::size_t>(adopted.covering)] < 0) read.push_back(adopted.covering);
       return;
     }
     for (int k = 0; k < B; ++k)
@@ -579,8 +579,10 @@ AmrLbmHandOver AmrLbm::hostCopy() const {
 
 AmrLbmHandOver AmrLbm::handOver(const Octree& next) {
   requireEveryBlock("AmrLbm::handOver");
-  const std::vector<std::int32_t> read = adoptedBlocks(octree_, layout_, leafBlocks(next, settings_.leafCells), true);
-  AmrLbmHandOver handed{octree_, settings_, layout_, snapshotOf(read), {}, read, std::make_shared<AmrLbmHandOver::Resident>()};
+  std::vector<std::int32_t> onHand(layout_.blocks.size());
+  for (std::size_t b = 0; b < onHand.size(); ++b) onHand[b] = static_cast<std::int32_t>(b);
+  const std::vector<std::int32_t> read = adoptedBlocks(octree_, layout_, leafBlocks(next, settings_.leafCells), &onHand);
+  AmrLbmHandOver handed{octree_, settings_, layout_, snapshotOf(read), {}, read, nullptr};
   const std::size_t points = static_cast<std::size_t>(layout_.pointsPerBlock());
   if (solid_.size()) {
     handed.solid.resize(read.size() * points);
@@ -588,29 +590,72 @@ AmrLbmHandOver AmrLbm::handOver(const Octree& next) {
     for (std::size_t n = 0; n < read.size(); ++n) copies.add(n, static_cast<std::size_t>(read[n]));
     copies.apply(handed.solid.data(), solid_.data(), points);
   }
+  handed.resident = releaseState();
+  return handed;
+}
+
+std::shared_ptr<AmrLbmHandOverArrays> AmrLbm::releaseState() {
+  auto arrays = std::make_shared<AmrLbmHandOverArrays>();
+  arrays->block.assign(layout_.blocks.size(), -1);
+  arrays->slot.assign(layout_.blocks.size(), -1);
+  for (std::int32_t h = 0; h < ownedCount_; ++h) {  // its own blocks come first
+    arrays->block[static_cast<std::size_t>(heldGlobal_[static_cast<std::size_t>(h)])] = h;
+    arrays->slot[static_cast<std::size_t>(heldGlobal_[static_cast<std::size_t>(h)])] = slots_[static_cast<std::size_t>(h)];
+  }
   for (int n = 0; n < 2; ++n) {
-    handed.resident->post[n] = std::move(post_[n]);
-    handed.resident->pre[n] = std::move(pre_[n]);
+    arrays->post[n] = std::move(post_[n]);
+    arrays->pre[n] = std::move(pre_[n]);
     state_.post[n] = state_.pre[n] = nullptr;
   }
-  handed.resident->solid = std::move(solid_);
+  arrays->solid = std::move(solid_);
   state_.solid = nullptr;
-  return handed;
+  return arrays;
 }
 
 void AmrLbmHandOver::moveToHost() {
   if (!resident) return;
   const std::size_t points = static_cast<std::size_t>(layout.pointsPerBlock());
   const std::size_t blockValues = static_cast<std::size_t>(lbm::latticeQ(settings.lattice)) * points;
-  for (int n = 0; n < 2; ++n) {
-    snapshot.post[n].resize(layout.blocks.size() * blockValues);
-    resident->post[n].copyTo(snapshot.post[n].data(), snapshot.post[n].size());
-    snapshot.pre[n].resize(resident->pre[n].size());
-    if (resident->pre[n].size()) resident->pre[n].copyTo(snapshot.pre[n].data(), snapshot.pre[n].size());
+  // Every block the host copy or the arrays hold, in block order, with its source.
+  std::vector<std::int32_t> merged;
+  BlockCopies fromCopy, fromArrays, slotsFromCopy, slotsFromArrays, solidFromCopy, solidFromArrays;
+  std::size_t copied = 0, copiedSlots = 0, slots = 0;
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+    const bool inCopy = copied < blocks.size() && static_cast<std::size_t>(blocks[copied]) == b;
+    if (!inCopy && resident->block[b] < 0) continue;
+    const std::size_t to = merged.size();
+    merged.push_back(static_cast<std::int32_t>(b));
+    if (inCopy) {
+      fromCopy.add(to, copied);
+      solidFromCopy.add(to, copied);
+      if (layout.crossLevelSource[b]) slotsFromCopy.add(slots, copiedSlots++);
+      ++copied;
+    } else {
+      fromArrays.add(to, static_cast<std::size_t>(resident->block[b]));
+      if (resident->solid.size()) solidFromArrays.add(to, static_cast<std::size_t>(resident->block[b]));
+      if (layout.crossLevelSource[b]) slotsFromArrays.add(slots, static_cast<std::size_t>(resident->slot[b]));
+    }
+    slots += layout.crossLevelSource[b] ? 1 : 0;
   }
-  solid.resize(resident->solid.size());
-  if (!solid.empty()) resident->solid.copyTo(solid.data(), solid.size());
-  blocks.clear();
+  AmrLbmSnapshot whole;
+  whole.step = snapshot.step;
+  whole.parity = snapshot.parity;
+  for (int n = 0; n < 2; ++n) {
+    whole.post[n].resize(merged.size() * blockValues);
+    fromCopy.apply(whole.post[n].data(), snapshot.post[n].data(), blockValues);
+    fromArrays.apply(whole.post[n].data(), resident->post[n].data(), blockValues);
+    whole.pre[n].resize(slots * blockValues);
+    slotsFromCopy.apply(whole.pre[n].data(), snapshot.pre[n].data(), blockValues);
+    slotsFromArrays.apply(whole.pre[n].data(), resident->pre[n].data(), blockValues);
+  }
+  if (!solid.empty() || resident->solid.size()) {
+    std::vector<std::uint8_t> wholeSolid(merged.size() * points, 0);  // none where the arrays held none
+    if (!solid.empty()) solidFromCopy.apply(wholeSolid.data(), solid.data(), points);
+    solidFromArrays.apply(wholeSolid.data(), resident->solid.data(), points);
+    solid = std::move(wholeSolid);
+  }
+  snapshot = std::move(whole);
+  blocks = std::move(merged);
   resident.reset();
 }
 
@@ -631,7 +676,7 @@ void AmrLbm::adopt(const AmrLbmHandOver& previous) {
   // holds them.
   const std::vector<std::int32_t> oldSlots = sourceSlots(oldLayout), &newSlots = slots_;
   std::vector<std::int32_t> place(oldLayout.blocks.size(), -1), slotOf(oldLayout.blocks.size(), -1);
-  const AmrLbmHandOver::Resident* const resident = previous.resident.get();
+  const AmrLbmHandOverArrays* const resident = previous.resident.get();
   if (previous.blocks.empty() && !resident) {
     for (std::size_t b = 0; b < place.size(); ++b) place[b] = static_cast<std::int32_t>(b);
     slotOf = oldSlots;
@@ -655,27 +700,40 @@ void AmrLbm::adopt(const AmrLbmHandOver& previous) {
         (!oldSolid.empty() && oldSolid.size() != copiedBlocks * N))
       throw std::invalid_argument("adopt: the host copy's arrays do not fit its blocks");
   if (resident) {
-    const std::size_t slots = static_cast<std::size_t>(std::count_if(oldSlots.begin(), oldSlots.end(), [](std::int32_t slot) { return slot >= 0; }));
-    for (int n = 0; n < 2; ++n)
-      if (resident->post[n].size() != oldLayout.blocks.size() * oldBlockValues || resident->pre[n].size() != slots * oldBlockValues ||
-          (resident->solid.size() && resident->solid.size() != oldLayout.blocks.size() * N))
-        throw std::invalid_argument("adopt: the handed-over arrays do not fit its octree");
+    bool fits = resident->block.size() == oldLayout.blocks.size() && resident->slot.size() == oldLayout.blocks.size();
+    for (std::size_t b = 0; fits && b < oldLayout.blocks.size(); ++b) {
+      const std::int64_t at = resident->block[b], slot = resident->slot[b];
+      fits = at < 0 || (static_cast<std::size_t>(at + 1) * oldBlockValues <= resident->post[0].size() &&
+                        resident->post[1].size() == resident->post[0].size() &&
+                        (!resident->solid.size() || static_cast<std::size_t>(at + 1) * N <= resident->solid.size()) &&
+                        (oldSlots[b] < 0 || (slot >= 0 && static_cast<std::size_t>(slot + 1) * oldBlockValues <= resident->pre[0].size() &&
+                                              resident->pre[1].size() == resident->pre[0].size())));
+    }
+    if (!fits) throw std::invalid_argument("adopt: the handed-over arrays do not fit its octree");
   }
-  // Each block held: what it is made of; those copied as they were from the resident arrays
-  // (copies where those lie, after the blocks made on the host), the others on the host.
+  // Each block held: what it is made of. Those copied as they were from a block the resident
+  // arrays hold are copied where those lie (after the blocks made on the host), the others made on
+  // the host.
   std::vector<AdoptedBlock> adoptedOf(held_.blocks.size());
+  const auto fromArrays = [&](std::size_t b) {
+    const AdoptedBlock& adopted = adoptedOf[b];
+    return resident && copiedAsItWas(adopted, newSlots[b], oldSlots) &&
+           resident->block[static_cast<std::size_t>(adopted.covering)] >= 0;
+  };
   BlockCopies fromResident[2][2], slotsFromResident[2], madeOnHost, slotsMadeOnHost;
   for (std::size_t b = 0; b < held_.blocks.size(); ++b) {
-    const AdoptedBlock& adopted = adoptedOf[b] = adoptedBlock(previous.octree, held_.blocks[b], B);
-    if (!resident || !copiedAsItWas(adopted, newSlots[b], oldSlots)) {
+    adoptedOf[b] = adoptedBlock(previous.octree, held_.blocks[b], B);
+    if (!fromArrays(b)) {
       madeOnHost.add(b, b);
       if (newSlots[b] >= 0) slotsMadeOnHost.add(static_cast<std::size_t>(newSlots[b]), static_cast<std::size_t>(newSlots[b]));
       continue;
     }
-    const std::size_t from = static_cast<std::size_t>(adopted.covering);
+    const std::size_t covering = static_cast<std::size_t>(adoptedOf[b].covering);
+    const std::size_t from = static_cast<std::size_t>(resident->block[covering]);
     const int current = old.parity[static_cast<std::size_t>(held_.blocks[b].level)];
     for (int which = 0; which < 2; ++which) fromResident[which][which == 0 ? current : 1 - current].add(b, from);
-    if (newSlots[b] >= 0) slotsFromResident[current].add(static_cast<std::size_t>(newSlots[b]), static_cast<std::size_t>(oldSlots[from]));
+    if (newSlots[b] >= 0)
+      slotsFromResident[current].add(static_cast<std::size_t>(newSlots[b]), static_cast<std::size_t>(resident->slot[covering]));
   }
   const auto placed = [&](std::size_t from) {
     if (place[from] < 0)
@@ -708,7 +766,7 @@ void AmrLbm::adopt(const AmrLbmHandOver& previous) {
       const std::size_t blockValues = static_cast<std::size_t>(L::Q) * N;
       // A leaf of both octrees: its block as it was (its shared points take their own level's copy).
       if (copiedAsItWas(adopted, newSlots[b], oldSlots)) {
-        if (resident) return;  // copied below
+        if (fromArrays(b)) return;  // copied below
         const std::size_t from = static_cast<std::size_t>(adopted.covering);
         const int current = old.parity[static_cast<std::size_t>(block.level)];
         for (int which = 0; which < 2; ++which)

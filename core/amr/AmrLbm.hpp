@@ -92,6 +92,7 @@ struct AmrLbmSnapshot {
 };
 
 struct AmrLbmHandOver;
+struct AmrLbmHandOverArrays;
 
 class AmrLbm {
 public:
@@ -205,6 +206,12 @@ public:
   // The solver holds no state after (std::logic_error on advance): destroy it. A solver of every
   // block only.
   AmrLbmHandOver handOver(const Octree& next);
+  // Moves its state arrays out, with where its own blocks lie in them (a hand-over's resident
+  // arrays; parallel::DistributedAmrLbm::handOver). The solver holds no state after (as handOver).
+  std::shared_ptr<AmrLbmHandOverArrays> releaseState();
+  // The state of held blocks `blocks` (ascending, heldLayout() numbering), their pre-collision
+  // slots in that order.
+  AmrLbmSnapshot snapshotOf(const std::vector<std::int32_t>& blocks) const;
   // The state of the blocks held (heldLayout() order: a solver of a run of blocks has its own
   // first), or of the first `blocks` of them (their pre-collision slots are the first slots).
   AmrLbmSnapshot snapshot(std::size_t blocks = kEveryHeldBlock) const;
@@ -217,8 +224,6 @@ private:
   AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::vector<std::uint8_t>& solidPoints,
          const AmrLbmHandOver* previous);
   void requireEveryBlock(const char* what) const;
-  // The state of held blocks `blocks` (ascending), their slots in that order.
-  AmrLbmSnapshot snapshotOf(const std::vector<std::int32_t>& blocks) const;
   static std::vector<std::uint8_t> pointsWhere(const Octree& octree, int leafCells, const SolidTest& solid);
   void findObstacleLinks(const std::vector<std::uint8_t>& solidPoints);
   void sortShells(const std::vector<std::uint8_t>& solidPoints);
@@ -277,16 +282,26 @@ std::vector<std::int32_t> sourceSlots(const BlockLayout& layout);
 // The blocks of another octree's layout whose state AmrLbm::adopt reads to make the blocks of
 // `held` (a solver's heldLayout on the new octree), in block order: what a rank of a run over MPI
 // ranks needs of the old state at a regrid (parallel::DistributedAmrLbm::hostCopyFor). With
-// `pointByPointOnly`, those the blocks made point by point read alone (not the blocks copied as
-// they were: AmrLbm::handOver).
+// `onHand` (one entry a block of the previous layout, AmrLbmHandOverArrays::block), the blocks
+// copied as they were from a block on hand (>= 0) are left out: a hand-over copies them where
+// they lie.
 std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
-                                        const BlockLayout& held, bool pointByPointOnly = false);
+                                        const BlockLayout& held, const std::vector<std::int32_t>* onHand = nullptr);
+
+// A solver's state arrays moved out of it (AmrLbm::releaseState), where they lie (the device with
+// CUDA), and where each block of its layout lies in them.
+struct AmrLbmHandOverArrays {
+  exec::Buffer<float> post[2], pre[2];
+  exec::Buffer<std::uint8_t> solid;  // empty: no obstacle point among the blocks it held
+  // A block a layout block: its index in post and solid, -1 where the solver did not step it
+  // (another rank's); its pre-collision slot in pre (-1: none).
+  std::vector<std::int32_t> block, slot;
+};
 
 // What a solver hands over to the solver of another octree (AmrLbm::adopt): its octree, settings
 // and state, and its obstacle points. A host copy (hostCopy; over ranks
 // parallel::DistributedAmrLbm::hostCopyFor), or the solver's own state arrays where they lie
-// (handOver: on the device with CUDA), then the host copy holds the blocks made point by point
-// alone.
+// (handOver) with a host copy of the blocks the arrays lack or that points made one by one read.
 struct AmrLbmHandOver {
   Octree octree;
   AmrLbmSettings settings;
@@ -298,16 +313,12 @@ struct AmrLbmHandOver {
   // (crossLevelSource); empty: every block (as one solver of the layout numbers them), or none
   // when it holds the solver's arrays.
   std::vector<std::int32_t> blocks;
-  // The solver's arrays (every block, numbered as `layout`; solid empty without obstacle), moved
-  // out of it by handOver: the blocks that keep their leaf are copied from them where they lie.
-  struct Resident {
-    exec::Buffer<float> post[2], pre[2];
-    exec::Buffer<std::uint8_t> solid;
-  };
-  std::shared_ptr<Resident> resident;  // shared by copies of the hand-over
+  // The solver's arrays (handOver): the blocks that keep their leaf are copied from them where
+  // they lie. Shared by copies of the hand-over.
+  std::shared_ptr<AmrLbmHandOverArrays> resident;
 
-  // Moves the resident arrays into the host copy (every block) and frees them: when the next
-  // solver finds no room beside them (exec::OutOfMemoryError).
+  // Moves what the resident arrays hold into the host copy and frees them: when the next solver
+  // finds no room beside them (exec::OutOfMemoryError).
   void moveToHost();
 };
 

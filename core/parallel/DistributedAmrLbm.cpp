@@ -552,7 +552,18 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopy() {
   return copy;
 }
 
-amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
+amr::AmrLbmHandOver DistributedAmrLbm::handOver(const amr::Octree& next) {
+  if (ranks_ == 1) return local_->handOver(next);
+  // This rank's own blocks are on hand: its part of `next` copies those it keeps where they lie.
+  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
+  std::vector<std::int32_t> onHand(local_->layout().blocks.size(), -1);
+  for (std::int32_t b = own.first; b < own.end; ++b) onHand[static_cast<std::size_t>(b)] = b - own.first;
+  amr::AmrLbmHandOver handed = hostCopyFor(next, &onHand);
+  handed.resident = local_->releaseState();
+  return handed;
+}
+
+amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next, const std::vector<std::int32_t>* onHand) {
   const amr::BlockLayout& layout = local_->layout();
   const std::size_t ranks = static_cast<std::size_t>(ranks_);
   // The old blocks this rank's part of the next solver reads, and every rank's.
@@ -560,7 +571,7 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
   const std::vector<std::int32_t> nextRuns = amr::balancedRuns(nextLayout, ranks_);
   std::vector<std::int32_t> nextHeld;
   const std::vector<std::int32_t> wanted =
-      amr::adoptedBlocks(local_->octree(), layout, amr::heldBlocks(nextLayout, amr::runOf(nextRuns, rank_), nextHeld));
+      amr::adoptedBlocks(local_->octree(), layout, amr::heldBlocks(nextLayout, amr::runOf(nextRuns, rank_), nextHeld), onHand);
   std::vector<int> wantedCounts(ranks), wantedStarts(ranks, 0);
   const int count = static_cast<int>(wanted.size());
   check(MPI_Allgather(&count, 1, MPI_INT, wantedCounts.data(), 1, MPI_INT, communicator_), "MPI_Allgather");
@@ -573,7 +584,20 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
   // A block's record: its post-collision state of both parities, then its pre-collision state of
   // both where it keeps one (crossLevelSource), then its obstacle points (as floats 0 and 1) where
   // any rank has some.
-  const amr::AmrLbmSnapshot held = local_->snapshot(static_cast<std::size_t>(local_->ownedBlocks()));  // own blocks only
+  // Only the own blocks some rank wants go to the host (`sentAt`: where each is in `held`,
+  // `sentSlot`: its slot there).
+  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
+  std::vector<std::int32_t> sentAt(static_cast<std::size_t>(local_->ownedBlocks()), -1), sentSlot(sentAt.size(), -1), sent;
+  for (const std::int32_t block : everyWanted)
+    if (own.holds(block)) sentAt[static_cast<std::size_t>(block - own.first)] = 0;
+  std::int32_t sentSlots = 0;
+  for (std::size_t local = 0; local < sentAt.size(); ++local) {
+    if (sentAt[local] < 0) continue;
+    sentAt[local] = static_cast<std::int32_t>(sent.size());
+    if (local_->sourceSlot(static_cast<int>(local)) >= 0) sentSlot[local] = sentSlots++;
+    sent.push_back(static_cast<std::int32_t>(local));  // own blocks come first in this rank's numbering
+  }
+  const amr::AmrLbmSnapshot held = local_->snapshotOf(sent);
   const std::int64_t perBlock = lbm::latticeQ(local_->settings().lattice) * layout.pointsPerBlock();
   const std::int64_t points = layout.pointsPerBlock();
   const std::uint8_t* solid = local_->workingSolid();
@@ -586,7 +610,6 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
   const auto recordValues = [&](std::int32_t block) {
     return 2 * perBlock * (layout.crossLevelSource[static_cast<std::size_t>(block)] ? 2 : 1) + (withSolid ? points : 0);
   };
-  const amr::BlockRun own = amr::runOf(runStarts_, rank_);
 
   std::vector<int> sendCounts(ranks, 0), sendStarts(ranks, 0), receiveCounts(ranks, 0), receiveStarts(ranks, 0);
   std::vector<float> outgoing;
@@ -601,12 +624,12 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
       const std::int32_t block = everyWanted[static_cast<std::size_t>(w)];
       if (!own.holds(block)) continue;
       const std::size_t local = static_cast<std::size_t>(block - own.first);
+      const std::size_t at = static_cast<std::size_t>(sentAt[local]);
       for (int n = 0; n < 2; ++n)
-        outgoing.insert(outgoing.end(), held.post[n].begin() + static_cast<std::ptrdiff_t>(local * perBlock),
-                        held.post[n].begin() + static_cast<std::ptrdiff_t>((local + 1) * perBlock));
+        outgoing.insert(outgoing.end(), held.post[n].begin() + static_cast<std::ptrdiff_t>(at * perBlock),
+                        held.post[n].begin() + static_cast<std::ptrdiff_t>((at + 1) * perBlock));
       if (layout.crossLevelSource[static_cast<std::size_t>(block)]) {
-        // Own blocks come first in this rank's numbering.
-        const std::size_t slot = static_cast<std::size_t>(local_->sourceSlot(static_cast<int>(local)));
+        const std::size_t slot = static_cast<std::size_t>(sentSlot[local]);
         for (int n = 0; n < 2; ++n)
           outgoing.insert(outgoing.end(), held.pre[n].begin() + static_cast<std::ptrdiff_t>(slot * perBlock),
                           held.pre[n].begin() + static_cast<std::ptrdiff_t>((slot + 1) * perBlock));
@@ -634,8 +657,9 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next) {
                       receiveCounts.data(), receiveStarts.data(), MPI_FLOAT, communicator_),
         "MPI_Alltoallv");
 
-  // Every block of the next octree adopts some old block: an empty list would read as every block.
-  if (wanted.empty()) throw std::logic_error("DistributedAmrLbm::hostCopyFor: no block to adopt");
+  // Every block of the next octree adopts some old block: an empty list would read as every block
+  // (with blocks on hand, as none: the arrays hold the rest).
+  if (wanted.empty() && !onHand) throw std::logic_error("DistributedAmrLbm::hostCopyFor: no block to adopt");
   // The wanted blocks, in block order, in a host copy of them alone: records arrive rank after
   // rank, each rank's in the order of `wanted`, and runs follow the block order.
   amr::AmrLbmHandOver copy{local_->octree(), local_->settings(), layout, {}, {}, wanted, nullptr};

@@ -326,4 +326,28 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   coarsened.advance(2);
   coarsenedOnOne.advance(2);
   expectSameMoments(coarsened, coarsenedOnOne, "coarsened, 2 steps on");
+
+  // As a run regrids: each rank hands its arrays over (the blocks its part keeps from its own old
+  // blocks copied where they lie, the others sent), and the same hand-over moved to the host (when
+  // the next solver finds no room beside the arrays): both start where one solver's regrid does.
+  parallel::DistributedAmrLbm twin(MPI_COMM_WORLD, tree, settings, one.solid, &back);
+  twin.advance(2);
+  const AmrLbmHandOver whole = coarsenedOnOne.hostCopy();
+  AmrLbmHandOver handed = coarsened.handOver(finer), movedToHost = twin.handOver(finer);
+  ASSERT_TRUE(handed.resident);
+  EXPECT_THROW(coarsened.advance(1), std::logic_error) << "the arrays were handed over";
+  EXPECT_LE(handed.blocks.size(), partial.blocks.size()) << "the blocks copied from its own arrays not sent";
+  movedToHost.moveToHost();
+  EXPECT_FALSE(movedToHost.resident);
+  parallel::DistributedAmrLbm fromArrays(MPI_COMM_WORLD, finer, settings, solid, &handed);
+  parallel::DistributedAmrLbm fromHost(MPI_COMM_WORLD, finer, settings, solid, &movedToHost);
+  AmrLbm onOne(finer, settings, solid, whole);
+  expectSameMoments(fromArrays, onOne, "from the arrays handed over");
+  expectSameMoments(fromHost, onOne, "from the hand-over moved to the host");
+  fromArrays.advance(2);
+  fromHost.advance(2);
+  onOne.advance(2);
+  expectSameMoments(fromArrays, onOne, "from the arrays handed over, 2 steps on");
+  expectSameMoments(fromHost, onOne, "from the hand-over moved to the host, 2 steps on");
+  EXPECT_EQ(fromArrays.obstacleForce(), onOne.obstacleForce());
 }
