@@ -73,9 +73,10 @@ amr::Octree halfMerged(const amr::Octree& tree) {
 }
 
 // `count` regrids from `solver`'s octree `tree` to `coarser` (halfMerged) and back, a level-0
-// step before each: the state handed over (AmrLbm::handOver; over ranks the host copy of the
-// blocks each rank's part adopts), then the new octree's solver built from it (its set-up and
-// AmrLbm::adopt), as AmrLbmSimulation::regrid makes them. Prints rank 0's times.
+// step before each: the state handed over (AmrLbm::handOver; over ranks
+// DistributedAmrLbm::handOver, the blocks that change rank exchanged), then the new octree's
+// solver built from it (its set-up and AmrLbm::adopt), as AmrLbmSimulation::regrid makes them.
+// Prints rank 0's times.
 void timeRegrids(std::unique_ptr<BenchSolver>& solver, const amr::Octree& tree, const amr::Octree& coarser,
                  const amr::AmrLbmSettings& settings, int count, bool root) {
   const amr::Octree* octrees[2] = {&coarser, &tree};

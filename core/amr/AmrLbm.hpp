@@ -293,8 +293,8 @@ std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const Bloc
 struct AmrLbmHandOverArrays {
   exec::Buffer<float> post[2], pre[2];
   exec::Buffer<std::uint8_t> solid;  // empty: no obstacle point among the blocks it held
-  // A block a layout block: its index in post and solid, -1 where the solver did not step it
-  // (another rank's); its pre-collision slot in pre (-1: none).
+  // One entry a block of the layout: its index in post and solid (-1 where the solver did not
+  // step it: another rank's), and its pre-collision slot in pre (-1: none).
   std::vector<std::int32_t> block, slot;
 };
 
