@@ -285,8 +285,9 @@ private:
     const std::vector<double> indicator = regridIndicator();
     const Octree next = adapted(local().octree(), regridChanges(indicator, case_.regrid), case_.octree.get());
     if (next.leaves() == local().octree().leaves()) return;
-    // One process hands its state arrays over (the blocks that keep their leaf are copied where
-    // they lie); over ranks each rank gets a host copy of the blocks its new ones read.
+    // The state arrays are handed over (the blocks that keep their leaf are copied where they
+    // lie); over ranks each rank hands its own blocks over alike and gets a host copy of the other
+    // blocks its new ones read.
 #if OCTOFLOW_HAVE_MPI
     AmrLbmHandOver previous = distributed_ ? distributed_->handOver(next) : solver_->handOver(next);
 #else
