@@ -262,14 +262,25 @@ TEST(AmrRegrid, AForcedFlowKeepsItsVelocityWhenLevelsMergeAndSplit) {
   EXPECT_GT(moved, 1000);  // the refined root's nodes changed level
 }
 
+// Two periodic root blocks, the first leaf refined twice: three levels in one corner.
+Octree cornerRefinedTree() {
+  Octree tree({2, 1, 1}, {true, true, true}, 2);
+  tree.refine({0});
+  tree.refine({0});
+  return tree;
+}
+
+// A sphere of radius 2.5 among the finest leaves of cornerRefinedTree.
+bool sphereInTheFineCorner(const double (&x)[3]) {
+  return (x[0] - 10.0) * (x[0] - 10.0) + (x[1] - 10.0) * (x[1] - 10.0) + (x[2] - 6.0) * (x[2] - 6.0) < 2.5 * 2.5;
+}
+
 TEST(AmrRegrid, BlocksSharingAPointStartWithOneStateOfIt) {
   // Level 2 beside a level-1 leaf that the regrid refines: their shared face points came from a
   // level-2 block (a copy) and from level 1 (interpolated) before each point chose its deepest
   // source. Blocks of one level that share a point must hold the same populations there, or the
   // copies drift apart (each pulls its in-plane populations from itself).
-  Octree tree({2, 1, 1}, {true, true, true}, 2);
-  tree.refine({0});
-  tree.refine({0});
+  const Octree tree = cornerRefinedTree();
   AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
   AmrLbm before(tree, settings);
   before.initialise(wavyFlow(0.0, 0.02));
@@ -311,13 +322,9 @@ TEST(AmrRegrid, AHandOverStartsTheNewSolverWhereAHostCopyDoes) {
   // alone. The new solver starts with the bits a whole host copy gives it, refining and merging,
   // around an obstacle; so does a hand-over moved to the host (moveToHost, when the new solver
   // finds no room beside the old arrays). The old solver holds no state after.
-  Octree tree({2, 1, 1}, {true, true, true}, 2);
-  tree.refine({0});
-  tree.refine({0});
+  const Octree tree = cornerRefinedTree();
   const AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
-  const SolidTest sphere = [](const double (&x)[3]) {
-    return (x[0] - 10.0) * (x[0] - 10.0) + (x[1] - 10.0) * (x[1] - 10.0) + (x[2] - 6.0) * (x[2] - 6.0) < 2.5 * 2.5;
-  };
+  const SolidTest sphere = sphereInTheFineCorner;
   const Octree refined = levelOneRefined(tree);
   std::vector<LeafChange> changes = allKept(tree);
   for (std::size_t n = 0; n < tree.leafCount(); ++n)
@@ -363,13 +370,9 @@ TEST(AmrRegrid, TheHostThreadsGiveTheSameBitsWhateverTheirNumber) {
   // A regrid's host work runs on the OpenMP threads a block at a time: the state moved to the new
   // octree (adopt), the obstacle's links and the blocks a rank's new blocks read (adoptedBlocks).
   // One thread and several give the same bits.
-  Octree tree({2, 1, 1}, {true, true, true}, 2);
-  tree.refine({0});
-  tree.refine({0});
+  const Octree tree = cornerRefinedTree();
   const AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
-  const SolidTest sphere = [](const double (&x)[3]) {
-    return (x[0] - 10.0) * (x[0] - 10.0) + (x[1] - 10.0) * (x[1] - 10.0) + (x[2] - 6.0) * (x[2] - 6.0) < 2.5 * 2.5;
-  };
+  const SolidTest sphere = sphereInTheFineCorner;
   AmrLbm before(tree, settings, sphere);
   before.initialise(wavyFlow(0.02, 0.01));
   before.advance(2);
