@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/Error.hpp"
+#include "amr/AmrAdopt.hpp"
 #include "amr/AmrLbmLaunch.hpp"
 #include "exec/cpu/HostThreads.hpp"
 #include "lbm/Collision.hpp"
@@ -396,19 +397,18 @@ void AmrLbm::restore(const AmrLbmSnapshot& snapshot) {
 
 namespace {
 
-// The points of `tree`'s blocks a point of another tree's block is made from (adopt): the block
-// holding its place at the deepest level `tree` has there, and trilinear taps in it.
-struct AdoptTaps {
+// Where a point of another tree's block comes from in `tree`'s blocks (adopt): the block holding
+// its place at the deepest level `tree` has there, and where in it (AdoptTaps: the taps).
+struct PointOrigin {
   int block = -1;
-  int count = 0;
-  std::int64_t point[8] = {};
-  double weight[8] = {};
+  AdoptTapPlace place;
 };
 
 // Point `global` (node coordinates at key.level) from the blocks of `tree` (whose leaf order is
 // its block order); `key`: a block holding the point in its closed box.
 // `covering`: tree.coveringLeaf(key), found once a block.
-AdoptTaps adoptTaps(const Octree& tree, const BlockLayout& layout, BlockKey key, int covering, const std::int64_t (&global)[3]) {
+PointOrigin pointOrigin(const Octree& tree, const BlockLayout& layout, BlockKey key, int covering,
+                        const std::int64_t (&global)[3]) {
   const int cells = layout.blockNodes - 1;
   std::int64_t at[3] = {global[0], global[1], global[2]};  // the point at key.level
   int leaf = covering;
@@ -421,44 +421,30 @@ AdoptTaps adoptTaps(const Octree& tree, const BlockLayout& layout, BlockKey key,
     key = key.child(child);
     leaf = tree.coveringLeaf(key);
   }
-  AdoptTaps taps;
-  taps.block = leaf;
+  PointOrigin origin;
+  origin.block = leaf;
   const BlockPlacement& block = layout.blocks[static_cast<std::size_t>(leaf)];
   const int shift = key.level - block.level;  // > 0: the point lies on or between the block's points
   const std::int64_t denominator = std::int64_t{1} << shift;
-  std::int64_t low[3];
-  double fraction[3];
+  origin.place.shift = static_cast<std::uint8_t>(shift);
   for (int axis = 0; axis < 3; ++axis) {
     const std::int64_t local = at[axis] - static_cast<std::int64_t>(block.origin[axis]) * denominator;
-    low[axis] = local / denominator;
-    fraction[axis] = static_cast<double>(local % denominator) / static_cast<double>(denominator);
-    if (fraction[axis] == 0.0 && low[axis] == layout.blockNodes - 1) {
-      low[axis] -= 1;  // the block's last point: the upper tap, with weight 1
-      fraction[axis] = 1.0;
+    std::int64_t low = local / denominator, numerator = local % denominator;
+    if (numerator == 0 && low == layout.blockNodes - 1) {
+      low -= 1;  // the block's last point: the upper tap, with weight 1
+      numerator = denominator;
     }
+    origin.place.low[axis] = static_cast<std::uint8_t>(low);
+    origin.place.numerator[axis] = static_cast<std::uint16_t>(numerator);
   }
-  const int B = layout.blockNodes;
-  for (int corner = 0; corner < 8; ++corner) {
-    double weight = 1.0;
-    std::int64_t index[3];
-    for (int axis = 0; axis < 3; ++axis) {
-      const bool upper = (corner >> axis) & 1;
-      weight *= upper ? fraction[axis] : 1.0 - fraction[axis];
-      index[axis] = low[axis] + (upper ? 1 : 0);
-    }
-    if (weight == 0.0) continue;
-    taps.point[taps.count] = index[0] + B * (index[1] + B * index[2]);
-    taps.weight[taps.count] = weight;
-    ++taps.count;
-  }
-  return taps;
+  return origin;
 }
 
-// The taps of `tree`'s blocks a point of another octree comes from: of the leaves of `tree` that
+// Where in `tree`'s blocks a point of another octree comes from: of the leaves of `tree` that
 // hold the point (up to 8 where it lies on block faces, edges or corners), one of the point's own
 // level (its copy), else the deepest; the first in leaf order among equals. Chosen by the point
 // alone, so every block sharing the point gets the same. `global`: node coordinates at `level`.
-AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, const std::int64_t (&global)[3]) {
+PointOrigin pointSource(const Octree& tree, const BlockLayout& layout, int level, const std::int64_t (&global)[3]) {
   const std::int64_t cells = layout.blockNodes - 1;
   // A block of `level` holding the point, the point's coordinate in it, and which way a neighbour
   // across a face the point lies on holds it too (Octree::shifted wraps periodic axes).
@@ -471,7 +457,7 @@ AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, 
     across[axis] = local[axis] == 0 ? -1 : (local[axis] == cells ? 1 : 0);
   }
   const BlockKey own{level, base[0], base[1], base[2]};
-  AdoptTaps best;
+  PointOrigin best;
   int bestLevel = -1;
   for (int corner = 0; corner < 8; ++corner) {
     int step[3];
@@ -485,11 +471,11 @@ AdoptTaps pointSource(const Octree& tree, const BlockLayout& layout, int level, 
     const std::int64_t position[3] = {key.i, key.j, key.k};
     std::int64_t at[3];
     for (int axis = 0; axis < 3; ++axis) at[axis] = position[axis] * cells + local[axis] - step[axis] * cells;
-    const AdoptTaps taps = adoptTaps(tree, layout, key, tree.coveringLeaf(key), at);
-    const int leafLevel = layout.blocks[static_cast<std::size_t>(taps.block)].level;
+    const PointOrigin origin = pointOrigin(tree, layout, key, tree.coveringLeaf(key), at);
+    const int leafLevel = layout.blocks[static_cast<std::size_t>(origin.block)].level;
     const auto rank = [level](int l) { return l == level ? 1000 : l; };  // the own level first
-    if (rank(leafLevel) > rank(bestLevel) || (leafLevel == bestLevel && taps.block < best.block)) {
-      best = taps;
+    if (rank(leafLevel) > rank(bestLevel) || (leafLevel == bestLevel && origin.block < best.block)) {
+      best = origin;
       bestLevel = leafLevel;
     }
   }
@@ -521,16 +507,16 @@ AdoptedBlock adoptedBlock(const Octree& tree, const BlockPlacement& block, int b
   return adopted;
 }
 
-// The taps of `tree`'s blocks that point (i, j, k) of `block` is made of. A point inside the block
+// Where in `tree`'s blocks point (i, j, k) of `block` comes from. A point inside the block
 // is this block's alone: its own key finds its source; a point on its shell is shared, and is
 // chosen by the point alone (pointSource).
-AdoptTaps adoptedPoint(const Octree& tree, const BlockLayout& layout, const BlockPlacement& block,
-                       const AdoptedBlock& adopted, int i, int j, int k) {
+PointOrigin adoptedPoint(const Octree& tree, const BlockLayout& layout, const BlockPlacement& block,
+                         const AdoptedBlock& adopted, int i, int j, int k) {
   const int B = layout.blockNodes;
   const std::int64_t global[3] = {block.origin[0] + i, block.origin[1] + j, block.origin[2] + k};
   const bool shell = i == 0 || j == 0 || k == 0 || i == B - 1 || j == B - 1 || k == B - 1;
   return shell ? pointSource(tree, layout, block.level, global)
-               : adoptTaps(tree, layout, adopted.own, adopted.covering, global);
+               : pointOrigin(tree, layout, adopted.own, adopted.covering, global);
 }
 
 }  // namespace
@@ -545,15 +531,16 @@ std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const Bloc
     const std::size_t b = static_cast<std::size_t>(index);
     std::vector<std::int32_t>& read = readBy[b];
     const AdoptedBlock adopted = adoptedBlock(previousOctree, held.blocks[b], B);
+    const auto away = [onHand](int from) { return !onHand || (*onHand)[static_cast<std::size_t>(from)] < 0; };
     if (copiedAsItWas(adopted, heldSlots[b], previousSlots)) {
-      if (!onHand || (*onHand)[static_cast<std::size_t>(adopted.covering)] < 0) read.push_back(adopted.covering);
+      if (away(adopted.covering)) read.push_back(adopted.covering);
       return;
     }
     for (int k = 0; k < B; ++k)
       for (int j = 0; j < B; ++j)
         for (int i = 0; i < B; ++i) {
           const int from = adoptedPoint(previousOctree, previousLayout, held.blocks[b], adopted, i, j, k).block;
-          if (read.empty() || read.back() != from) read.push_back(from);
+          if (away(from) && (read.empty() || read.back() != from)) read.push_back(from);
         }
   });
   std::vector<char> read(previousLayout.blocks.size(), 0);
@@ -577,19 +564,10 @@ AmrLbmHandOver AmrLbm::hostCopy() const {
   return AmrLbmHandOver{octree_, settings_, layout_, snapshot(), std::move(solid), {}, nullptr};
 }
 
-AmrLbmHandOver AmrLbm::handOver(const Octree& next) {
+AmrLbmHandOver AmrLbm::handOver() {
   requireEveryBlock("AmrLbm::handOver");
-  std::vector<std::int32_t> onHand(layout_.blocks.size());
-  for (std::size_t b = 0; b < onHand.size(); ++b) onHand[b] = static_cast<std::int32_t>(b);
-  const std::vector<std::int32_t> read = adoptedBlocks(octree_, layout_, leafBlocks(next, settings_.leafCells), &onHand);
-  AmrLbmHandOver handed{octree_, settings_, layout_, snapshotOf(read), {}, read, nullptr};
-  const std::size_t points = static_cast<std::size_t>(layout_.pointsPerBlock());
-  if (solid_.size()) {
-    handed.solid.resize(read.size() * points);
-    BlockCopies copies;
-    for (std::size_t n = 0; n < read.size(); ++n) copies.add(n, static_cast<std::size_t>(read[n]));
-    copies.apply(handed.solid.data(), solid_.data(), points);
-  }
+  // Every block is in the arrays: no host copy.
+  AmrLbmHandOver handed{octree_, settings_, layout_, snapshotOf({}), {}, {}, nullptr};
   handed.resident = releaseState();
   return handed;
 }
@@ -669,8 +647,6 @@ void AmrLbm::adopt(const AmrLbmHandOver& previous) {
   const std::vector<std::uint8_t>& oldSolid = previous.solid;
   const int B = layout_.blockNodes;
   const std::size_t N = static_cast<std::size_t>(layout_.pointsPerBlock());
-  std::vector<std::uint8_t> newSolid(solid_.size());
-  if (!newSolid.empty()) solid_.copyTo(newSolid.data(), newSolid.size());
   // The blocks held: b numbers them as this solver's state does (newSlots: its slots). The other
   // solver's blocks in the copy: `place` (-1: not in it) and `slotOf` number them as the copy
   // holds them.
@@ -711,151 +687,166 @@ void AmrLbm::adopt(const AmrLbmHandOver& previous) {
     }
     if (!fits) throw std::invalid_argument("adopt: the handed-over arrays do not fit its octree");
   }
-  // Each block held: what it is made of. Those copied as they were from a block the resident
-  // arrays hold are copied where those lie (after the blocks made on the host), the others made on
-  // the host.
-  std::vector<AdoptedBlock> adoptedOf(held_.blocks.size());
-  const auto fromArrays = [&](std::size_t b) {
-    const AdoptedBlock& adopted = adoptedOf[b];
-    return resident && copiedAsItWas(adopted, newSlots[b], oldSlots) &&
-           resident->block[static_cast<std::size_t>(adopted.covering)] >= 0;
-  };
-  BlockCopies fromResident[2][2], slotsFromResident[2], madeOnHost, slotsMadeOnHost;
-  for (std::size_t b = 0; b < held_.blocks.size(); ++b) {
-    adoptedOf[b] = adoptedBlock(previous.octree, held_.blocks[b], B);
-    if (!fromArrays(b)) {
-      madeOnHost.add(b, b);
-      if (newSlots[b] >= 0) slotsMadeOnHost.add(static_cast<std::size_t>(newSlots[b]), static_cast<std::size_t>(newSlots[b]));
-      continue;
-    }
-    const std::size_t covering = static_cast<std::size_t>(adoptedOf[b].covering);
-    const std::size_t from = static_cast<std::size_t>(resident->block[covering]);
-    const int current = old.parity[static_cast<std::size_t>(held_.blocks[b].level)];
-    for (int which = 0; which < 2; ++which) fromResident[which][which == 0 ? current : 1 - current].add(b, from);
-    if (newSlots[b] >= 0)
-      slotsFromResident[current].add(static_cast<std::size_t>(newSlots[b]), static_cast<std::size_t>(resident->slot[covering]));
-  }
+  if (resident && resident->post[0].space() != post_[0].space())
+    throw std::invalid_argument("adopt: the handed-over arrays lie in another memory than this solver's");
   const auto placed = [&](std::size_t from) {
     if (place[from] < 0)
       throw std::invalid_argument("adopt: the host copy lacks block " + std::to_string(from) + " of the other octree");
-    return static_cast<std::size_t>(place[from]);
+    return place[from];
   };
-
-  lbm::withLattice(settings_.lattice, [&](auto lattice) {
-    using L = decltype(lattice);
-    // post[0]: the current state; post[1]: the state a (sub-)step before, which the obstacle force
-    // of the step just made reads (every level starts at parity 0).
-    // pre: the pre-collision copies of both parities. Built on the host: in the solver's own
-    // arrays on the CPU, else in host arrays copied over once built. Every value is written below
-    // (the blocks' states and every slot), so none is cleared first.
-    const bool inPlace = post_[0].hostAccessible();
-    exec::Buffer<float> staged[3];
-    if (!inPlace) {
-      for (int n = 0; n < 2; ++n) staged[n] = exec::Buffer<float>(exec::MemorySpace::Host, post_[n].size());
-      staged[2] = exec::Buffer<float>(exec::MemorySpace::Host, pre_[0].size());
+  // Each block held: copied as it was (from the arrays where they hold it, else from the host
+  // copy: runs of blocks, whole), or made point by point where this solver lives (AdoptPoints).
+  // Nothing is written before every block's source is known.
+  struct StateCopies {
+    BlockCopies post[2][2];  // [this solver's array][the other's parity]
+    BlockCopies pre[2];      // [the other's parity], into both of this solver's
+  } fromArrays, fromCopy;
+  std::vector<AdoptMadeBlock> made;
+  std::vector<AdoptedBlock> madeFrom;
+  for (std::size_t b = 0; b < held_.blocks.size(); ++b) {
+    const BlockPlacement& block = held_.blocks[b];
+    const AdoptedBlock adopted = adoptedBlock(previous.octree, block, B);
+    if (!copiedAsItWas(adopted, newSlots[b], oldSlots)) {
+      made.push_back(AdoptMadeBlock{static_cast<std::int32_t>(b), newSlots[b], block.level});
+      madeFrom.push_back(adopted);
+      continue;
     }
-    float* const post[2] = {inPlace ? post_[0].data() : staged[0].data(), inPlace ? post_[1].data() : staged[1].data()};
-    float* const pre = inPlace ? pre_[0].data() : staged[2].data();
-    // On the host's threads, a block at a time: each writes its own values alone (its state and
-    // its slot), the same whatever the thread count.
-    exec::forEachOnHostThreads(static_cast<Index>(held_.blocks.size()), [&](Index index) {
-      const std::size_t b = static_cast<std::size_t>(index);
-      const BlockPlacement& block = held_.blocks[b];
-      const double tauNew = tau(block.level);
-      const AdoptedBlock& adopted = adoptedOf[b];
-      const std::size_t blockValues = static_cast<std::size_t>(L::Q) * N;
-      // A leaf of both octrees: its block as it was (its shared points take their own level's copy).
-      if (copiedAsItWas(adopted, newSlots[b], oldSlots)) {
-        if (fromArrays(b)) return;  // copied below
-        const std::size_t from = static_cast<std::size_t>(adopted.covering);
-        const int current = old.parity[static_cast<std::size_t>(block.level)];
-        for (int which = 0; which < 2; ++which)
-          std::copy_n(old.post[which == 0 ? current : 1 - current].begin() +
-                          static_cast<std::ptrdiff_t>(placed(from) * blockValues),
-                      blockValues, post[which] + b * blockValues);
-        if (newSlots[b] >= 0)
-          std::copy_n(old.pre[current].begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slotOf[from]) * blockValues),
-                      blockValues, pre + static_cast<std::size_t>(newSlots[b]) * blockValues);
-        return;
-      }
-      for (int k = 0; k < B; ++k)
-        for (int j = 0; j < B; ++j)
-          for (int i = 0; i < B; ++i) {
-            const std::size_t n = static_cast<std::size_t>(i + B * (j + B * k));
-            AdoptTaps taps = adoptedPoint(previous.octree, oldLayout, block, adopted, i, j, k);
-            const std::size_t from = static_cast<std::size_t>(taps.block), held = placed(from);
-            const int oldLevel = oldLayout.blocks[from].level;
-            // A fluid point leaves the obstacle's points out (their state is never stepped).
-            const bool fluid = newSolid.empty() || newSolid[b * N + n] == 0;
-            double total = 0.0;
-            int kept = 0;
-            for (int t = 0; t < taps.count; ++t) {
-              const bool solid = !oldSolid.empty() && oldSolid[held * N + static_cast<std::size_t>(taps.point[t])] != 0;
-              if (fluid && solid) continue;
-              taps.point[kept] = taps.point[t];
-              taps.weight[kept] = taps.weight[t];
-              total += taps.weight[t];
-              ++kept;
-            }
-            taps.count = kept;
-            const bool copied = oldLevel == block.level && taps.count == 1;
-            // Across levels, or a pre-collision state the other solver does not keep: equilibrium
-            // plus the non-equilibrium part rescaled, f_neq ~ tau dt, post = (1 - 1/tau) pre. With
-            // Guo forcing a post-collision state carries the momentum rho (u + a/2), a
-            // pre-collision one rho (u - a/2), at each level's own a: the velocity u goes on, and
-            // the non-equilibrium part is taken about the old level's post-collision momentum.
-            // Near tau = 1 a collision keeps little of it (none at 1): dividing by tau - 1 would
-            // raise float noise, so the point starts from equilibrium there.
-            const double tauOld = tau(oldLevel);
-            const double timeRatio = std::ldexp(1.0, oldLevel - block.level);
-            const bool known = std::fabs(tauOld - 1.0) > 0.05;
-            const float postScale = known ? static_cast<float>((tauNew - 1.0) * timeRatio / (tauOld - 1.0)) : 0.0f;
-            const float preScale = known ? static_cast<float>(tauNew * timeRatio / (tauOld - 1.0)) : 0.0f;
-            const lbm::Vector3 was = acceleration(oldLevel), now = acceleration(block.level);
-            const int current = old.parity[static_cast<std::size_t>(oldLevel)];
-            for (int which = 0; which < 2; ++which) {  // the current state, then the one before
-              const float* oldPost = old.post[which == 0 ? current : 1 - current].data();
-              float f[L::Q] = {};
-              for (int t = 0; t < taps.count; ++t)
-                for (int q = 0; q < L::Q; ++q)
-                  f[q] += static_cast<float>(taps.weight[t] / total) *
-                          oldPost[(held * L::Q + static_cast<std::size_t>(q)) * N + static_cast<std::size_t>(taps.point[t])];
-              float rho = 1.0f;
-              lbm::Vector3 u;
-              if (taps.count > 0) lbm::moments<L>(f, lbm::Vector3{-was.x, -was.y, -was.z}, rho, u);
-              const auto shifted = [&u](const lbm::Vector3& a, float half) {
-                return lbm::Vector3{u.x + half * a.x, u.y + half * a.y, u.z + half * a.z};
-              };
-              for (int q = 0; q < L::Q; ++q) {
-                const float nonEquilibrium =
-                    taps.count > 0 ? f[q] - lbm::equilibriumDeviation<L>(q, rho, shifted(was, 0.5f)) : 0.0f;
-                const std::size_t at = (b * L::Q + static_cast<std::size_t>(q)) * N + n;
-                post[which][at] = copied ? f[q] : lbm::equilibriumDeviation<L>(q, rho, shifted(now, 0.5f)) + postScale * nonEquilibrium;
-                if (which != 0 || newSlots[b] < 0) continue;
-                const std::size_t slot = (static_cast<std::size_t>(newSlots[b]) * L::Q + static_cast<std::size_t>(q)) * N + n;
-                pre[slot] = lbm::equilibriumDeviation<L>(q, rho, shifted(now, -0.5f)) + preScale * nonEquilibrium;
-                // The other solver's pre-collision state where it keeps one for this very point.
-                const std::int64_t oldSlot = slotOf[from];
-                if (copied && oldSlot >= 0)
-                  pre[slot] = old.pre[current][(static_cast<std::size_t>(oldSlot) * L::Q + static_cast<std::size_t>(q)) * N +
-                                               static_cast<std::size_t>(taps.point[0])];
-              }
-            }
-          }
-    });
-    for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
-    for (int parity = 0; parity < 2; ++parity) {
-      if (!inPlace) madeOnHost.apply(post_[parity].data(), post[parity], oldBlockValues);
-      if (pre_[parity].size() && (parity == 1 || !inPlace)) slotsMadeOnHost.apply(pre_[parity].data(), pre, oldBlockValues);
-      if (!resident) continue;
-      for (int source = 0; source < 2; ++source) {
-        fromResident[parity][source].apply(post_[parity].data(), resident->post[source].data(), oldBlockValues);
-        if (pre_[parity].size()) slotsFromResident[source].apply(pre_[parity].data(), resident->pre[source].data(), oldBlockValues);
-      }
-    }
+    const std::size_t covering = static_cast<std::size_t>(adopted.covering);
+    const bool inArrays = resident && resident->block[covering] >= 0;
+    StateCopies& copies = inArrays ? fromArrays : fromCopy;
+    const std::size_t from = static_cast<std::size_t>(inArrays ? resident->block[covering] : placed(covering));
+    const int current = old.parity[static_cast<std::size_t>(block.level)];
+    for (int which = 0; which < 2; ++which) copies.post[which][which == 0 ? current : 1 - current].add(b, from);
+    if (newSlots[b] >= 0)
+      copies.pre[current].add(static_cast<std::size_t>(newSlots[b]),
+                              static_cast<std::size_t>(inArrays ? resident->slot[covering] : slotOf[covering]));
+  }
+  // The made points' sources, on the host's threads a block at a time (the same whatever the
+  // thread count).
+  std::vector<AdoptSource> sources(made.size() * N);
+  exec::forEachOnHostThreads(static_cast<Index>(made.size()), [&](Index m) {
+    const BlockPlacement& block = held_.blocks[static_cast<std::size_t>(made[static_cast<std::size_t>(m)].block)];
+    AdoptSource* source = sources.data() + static_cast<std::size_t>(m) * N;
+    for (int k = 0; k < B; ++k)
+      for (int j = 0; j < B; ++j)
+        for (int i = 0; i < B; ++i, ++source) {
+          const PointOrigin origin =
+              adoptedPoint(previous.octree, oldLayout, block, madeFrom[static_cast<std::size_t>(m)], i, j, k);
+          const std::size_t from = static_cast<std::size_t>(origin.block);
+          source->place = origin.place;
+          source->level = static_cast<std::uint8_t>(oldLayout.blocks[from].level);
+          const bool inArrays = resident && resident->block[from] >= 0;
+          source->fromCopy = inArrays ? 0 : 1;
+          source->block = inArrays ? resident->block[from] : placed(from);
+          source->slot = inArrays ? resident->slot[from] : slotOf[from];
+        }
   });
+
+  AdoptArrays arrays;
+  arrays.blockNodes = B;
+  arrays.pointsPerBlock = static_cast<std::int64_t>(N);
+  // The host copy where this solver lives: as it is on the host, else the blocks the made points
+  // read of it (and their slots), moved to the device.
+  const bool onHost = post_[0].hostAccessible();
+  exec::Buffer<float> copyPost[2], copyPre[2];
+  exec::Buffer<std::uint8_t> copySolid;
+  for (int n = 0; n < 2; ++n) {
+    arrays.post[1][n] = old.post[n].data();
+    arrays.pre[1][n] = old.pre[n].data();
+  }
+  arrays.solid[1] = oldSolid.empty() ? nullptr : oldSolid.data();
+  if (!onHost) {
+    std::vector<std::int32_t> blockAt(copiedBlocks, -1), slotAt(copiedSlots, -1);
+    for (const AdoptSource& source : sources) {
+      if (!source.fromCopy) continue;
+      blockAt[static_cast<std::size_t>(source.block)] = 0;
+      if (source.slot >= 0) slotAt[static_cast<std::size_t>(source.slot)] = 0;
+    }
+    BlockCopies blocksRead, slotsRead;
+    std::int32_t blocks = 0, slots = 0;
+    for (std::size_t c = 0; c < blockAt.size(); ++c)
+      if (blockAt[c] == 0) blocksRead.add(static_cast<std::size_t>(blockAt[c] = blocks++), c);
+    for (std::size_t c = 0; c < slotAt.size(); ++c)
+      if (slotAt[c] == 0) slotsRead.add(static_cast<std::size_t>(slotAt[c] = slots++), c);
+    for (AdoptSource& source : sources) {
+      if (!source.fromCopy) continue;
+      source.block = blockAt[static_cast<std::size_t>(source.block)];
+      if (source.slot >= 0) source.slot = slotAt[static_cast<std::size_t>(source.slot)];
+    }
+    const exec::MemorySpace space = post_[0].space();
+    for (int n = 0; n < 2; ++n) {
+      copyPost[n] = exec::Buffer<float>(space, static_cast<std::size_t>(blocks) * oldBlockValues);
+      blocksRead.apply(copyPost[n].data(), old.post[n].data(), oldBlockValues);
+      copyPre[n] = exec::Buffer<float>(space, static_cast<std::size_t>(slots) * oldBlockValues);
+      slotsRead.apply(copyPre[n].data(), old.pre[n].data(), oldBlockValues);
+      arrays.post[1][n] = copyPost[n].data();
+      arrays.pre[1][n] = copyPre[n].data();
+    }
+    if (!oldSolid.empty()) {
+      copySolid = exec::Buffer<std::uint8_t>(space, static_cast<std::size_t>(blocks) * N);
+      blocksRead.apply(copySolid.data(), oldSolid.data(), N);
+      arrays.solid[1] = copySolid.data();
+    }
+  }
+  if (resident) {
+    for (int n = 0; n < 2; ++n) {
+      arrays.post[0][n] = resident->post[n].data();
+      arrays.pre[0][n] = resident->pre[n].data();
+    }
+    arrays.solid[0] = resident->solid.size() ? resident->solid.data() : nullptr;
+  }
+  arrays.newSolid = solid_.size() ? solid_.data() : nullptr;
+  for (int n = 0; n < 2; ++n) {
+    arrays.newPost[n] = post_[n].data();
+    arrays.newPre[n] = pre_[n].size() ? pre_[n].data() : nullptr;
+  }
+  for (std::size_t level = 0; level < old.parity.size() && level < static_cast<std::size_t>(kMaxLevels); ++level)
+    arrays.parity[level] = old.parity[level];
+  // Across levels, or a pre-collision state the other solver does not keep, the non-equilibrium
+  // part is rescaled (AdoptPoints): f_neq ~ tau dt, post = (1 - 1/tau) pre. Near tau = 1 a
+  // collision keeps little of it (none at 1): dividing by tau - 1 would raise float noise, so the
+  // point starts from equilibrium there.
+  for (int from = 0; from < kMaxLevels; ++from) {
+    arrays.acceleration[from] = acceleration(from);
+    for (int to = 0; to < kMaxLevels; ++to) {
+      const double tauOld = tau(from), tauNew = tau(to), timeRatio = std::ldexp(1.0, from - to);
+      const bool known = std::fabs(tauOld - 1.0) > 0.05;
+      arrays.postScale[from][to] = known ? static_cast<float>((tauNew - 1.0) * timeRatio / (tauOld - 1.0)) : 0.0f;
+      arrays.preScale[from][to] = known ? static_cast<float>(tauNew * timeRatio / (tauOld - 1.0)) : 0.0f;
+    }
+  }
+  exec::Buffer<AdoptSource> sourcesThere;
+  exec::Buffer<AdoptMadeBlock> madeThere;
+  arrays.sources = sources.data();
+  arrays.made = made.data();
+  if (!onHost) {
+    sourcesThere = uploaded(post_[0].space(), sources);
+    madeThere = uploaded(post_[0].space(), made);
+    arrays.sources = sourcesThere.data();
+    arrays.made = madeThere.data();
+  }
+
+  // The blocks copied, then the points made.
+  for (int parity = 0; parity < 2; ++parity)
+    for (int source = 0; source < 2; ++source) {
+      fromCopy.post[parity][source].apply(post_[parity].data(), old.post[source].data(), oldBlockValues);
+      if (pre_[parity].size()) fromCopy.pre[source].apply(pre_[parity].data(), old.pre[source].data(), oldBlockValues);
+      if (!resident) continue;
+      fromArrays.post[parity][source].apply(post_[parity].data(), resident->post[source].data(), oldBlockValues);
+      if (pre_[parity].size()) fromArrays.pre[source].apply(pre_[parity].data(), resident->pre[source].data(), oldBlockValues);
+    }
+  const std::int64_t points = static_cast<std::int64_t>(sources.size());
+  if (points > 0) {
 #if OCTOFLOW_HAVE_CUDA
-  if (settings_.backend == exec::Backend::Cuda) detail::synchronizeCuda();  // the copies on the device done
+    if (settings_.backend == exec::Backend::Cuda)
+      detail::adoptPointsCuda(settings_.lattice, arrays, points);
+    else
+#endif
+      detail::adoptPointsCpu(settings_.lattice, arrays, points);
+  }
+  for (int level = 0; level < kMaxLevels; ++level) state_.parity[level] = 0;
+#if OCTOFLOW_HAVE_CUDA
+  if (settings_.backend == exec::Backend::Cuda) detail::synchronizeCuda();  // the copies and points made
 #endif
   step_ = old.step;
 }

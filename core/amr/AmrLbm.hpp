@@ -93,6 +93,7 @@ struct AmrLbmSnapshot {
 
 struct AmrLbmHandOver;
 struct AmrLbmHandOverArrays;
+struct AdoptArrays;
 
 class AmrLbm {
 public:
@@ -190,22 +191,25 @@ public:
   // levels, a point keeps the equilibrium of its density and velocity, and its non-equilibrium
   // part is rescaled as populations crossing levels are (AmrLbmStep.hpp, with each level's base
   // relaxation time: Smagorinsky's local one is not kept).
-  // `previous`: the state of the other octree's blocks, the other solver's hostCopy() (or a run's
-  // over ranks, DistributedAmrLbm::hostCopy, or hostCopyFor: the blocks this one reads alone),
-  // taken before it is destroyed (no device memory for two solvers at once). A solver of a run of
-  // blocks sets the blocks it holds. std::invalid_argument when the copy does not fit (another
-  // domain, lattice or relaxation, or arrays of other sizes: the state unchanged) or a block it
-  // reads is not in it (found while the state is built: on the CPU, whose state is built in place,
-  // the state is then undefined). Runs on the host's OpenMP threads (the same bits on any number).
+  // `previous`: the state of the other octree's blocks: the other solver's arrays (handOver(); over
+  // ranks DistributedAmrLbm::handOver, with a host copy of the blocks other ranks held) or a host
+  // copy (hostCopy(); over ranks DistributedAmrLbm::hostCopy, or hostCopyFor: the blocks this one
+  // reads alone), taken before that solver is destroyed (no device memory for two solvers at
+  // once). Blocks that keep their leaf are copied whole; the others are made point by point where
+  // this solver lives (AdoptPoints, AmrAdopt.hpp: on the GPU with CUDA, reading the old arrays
+  // where they lie and the blocks of the host copy they read, moved there). A solver of a run of
+  // blocks sets the blocks it holds. std::invalid_argument when the hand-over does not fit
+  // (another domain, lattice or relaxation, arrays of other sizes or in another memory) or lacks a
+  // block it reads: found before anything is written, the state unchanged. The points' sources
+  // are found on the host's OpenMP threads (the same bits on any number).
   void adopt(const AmrLbmHandOver& previous);
 
   // A solver of every block only (std::logic_error otherwise).
   AmrLbmHandOver hostCopy() const;
-  // Hands its state over for a solver of `next`, as a regrid does: its state arrays moved out of
-  // it, and a host copy of the blocks of it that the blocks of `next` made point by point read.
-  // The solver holds no state after (std::logic_error on advance): destroy it. A solver of every
-  // block only.
-  AmrLbmHandOver handOver(const Octree& next);
+  // Hands its state over for the solver of another octree, as a regrid does: its state arrays
+  // moved out of it (no host copy: the next solver reads them where they lie). The solver holds
+  // no state after (std::logic_error on advance): destroy it. A solver of every block only.
+  AmrLbmHandOver handOver();
   // Moves its state arrays out, with where its own blocks lie in them (a hand-over's resident
   // arrays; parallel::DistributedAmrLbm::handOver). The solver holds no state after (as handOver).
   std::shared_ptr<AmrLbmHandOverArrays> releaseState();
@@ -282,9 +286,8 @@ std::vector<std::int32_t> sourceSlots(const BlockLayout& layout);
 // The blocks of another octree's layout whose state AmrLbm::adopt reads to make the blocks of
 // `held` (a solver's heldLayout on the new octree), in block order: what a rank of a run over MPI
 // ranks needs of the old state at a regrid (parallel::DistributedAmrLbm::hostCopyFor). With
-// `onHand` (one entry a block of the previous layout, AmrLbmHandOverArrays::block), the blocks
-// copied as they were from a block on hand (>= 0) are left out: a hand-over copies them where
-// they lie.
+// `onHand` (one entry a block of the previous layout, AmrLbmHandOverArrays::block), the blocks on
+// hand (>= 0) are left out: a hand-over reads them where they lie.
 std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
                                         const BlockLayout& held, const std::vector<std::int32_t>* onHand = nullptr);
 
@@ -301,7 +304,7 @@ struct AmrLbmHandOverArrays {
 // What a solver hands over to the solver of another octree (AmrLbm::adopt): its octree, settings
 // and state, and its obstacle points. A host copy (hostCopy; over ranks
 // parallel::DistributedAmrLbm::hostCopyFor), or the solver's own state arrays where they lie
-// (handOver) with a host copy of the blocks the arrays lack or that points made one by one read.
+// (handOver), over ranks with a host copy of the blocks other ranks held that the arrays lack.
 struct AmrLbmHandOver {
   Octree octree;
   AmrLbmSettings settings;
@@ -313,8 +316,8 @@ struct AmrLbmHandOver {
   // (crossLevelSource); empty: every block (as one solver of the layout numbers them), or none
   // when it holds the solver's arrays.
   std::vector<std::int32_t> blocks;
-  // The solver's arrays (handOver): the blocks that keep their leaf are copied from them where
-  // they lie. Shared by copies of the hand-over.
+  // The solver's arrays (handOver): adopt copies and reads the blocks they hold where they lie.
+  // Shared by copies of the hand-over.
   std::shared_ptr<AmrLbmHandOverArrays> resident;
 
   // Moves what the resident arrays hold into the host copy and frees them: when the next solver
@@ -331,6 +334,7 @@ void stepLevelCpu(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKer
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 struct PointGather;
 void gatherCpu(const PointGather& gather, std::int64_t count);
+void adoptPointsCpu(lbm::LatticeKind lattice, const AdoptArrays& arrays, std::int64_t count);
 void obstacleForceCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
                       std::int64_t count, double* force);
 #if OCTOFLOW_HAVE_CUDA
@@ -340,6 +344,7 @@ void stepLevelCuda(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKe
                    const ShellLists& shells);
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 void gatherCuda(const PointGather& gather, std::int64_t count);
+void adoptPointsCuda(lbm::LatticeKind lattice, const AdoptArrays& arrays, std::int64_t count);
 void obstacleForceCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
                        std::int64_t count, double* force);
 // Waits for the kernels queued (advance() returns with the steps done, as on the CPU).

@@ -18,6 +18,10 @@ void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_
 
 void gatherCpu(const PointGather& gather, std::int64_t count) { gatherOn(exec::CpuExecutor{}, gather, count); }
 
+void adoptPointsCpu(lbm::LatticeKind lattice, const AdoptArrays& arrays, std::int64_t count) {
+  adoptPointsOn(exec::CpuExecutor{}, lattice, arrays, count);
+}
+
 void obstacleForceCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
                      std::int64_t count, double* force) {
   obstacleForceOn(exec::CpuExecutor{}, lattice, state, links, count, force);

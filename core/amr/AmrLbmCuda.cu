@@ -50,6 +50,10 @@ void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64
 
 void gatherCuda(const PointGather& gather, std::int64_t count) { gatherOn(exec::CudaExecutor{}, gather, count); }
 
+void adoptPointsCuda(lbm::LatticeKind lattice, const AdoptArrays& arrays, std::int64_t count) {
+  adoptPointsOn(exec::CudaExecutor{}, lattice, arrays, count);
+}
+
 void obstacleForceCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const AmrObstacleLink* links,
                      std::int64_t count, double* force) {
   obstacleForceOn(exec::CudaExecutor{}, lattice, state, links, count, force);

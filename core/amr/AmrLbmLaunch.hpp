@@ -1,6 +1,7 @@
 #pragma once
 // The octree LBM's launches, written once for any executor (exec::CpuExecutor in AmrLbmCpu.cpp,
 // exec::CudaExecutor in AmrLbmCuda.cu).
+#include "amr/AmrAdopt.hpp"
 #include "amr/AmrLbm.hpp"
 
 namespace octoflow::amr::detail {
@@ -104,6 +105,14 @@ void obstacleForceOn(const Executor& executor, lbm::LatticeKind lattice, const A
   withAmrLattice(lattice, [&](auto kind) {
     using L = decltype(kind);
     executor.parallelFor(count, AmrObstacleForce<L>{state, links, force});
+  });
+}
+
+template <class Executor>
+void adoptPointsOn(const Executor& executor, lbm::LatticeKind lattice, const AdoptArrays& arrays, std::int64_t count) {
+  withAmrLattice(lattice, [&](auto kind) {
+    using L = decltype(kind);
+    executor.parallelFor(count, AdoptPoints<L>{arrays});
   });
 }
 

@@ -289,9 +289,9 @@ private:
     // lie); over ranks each rank hands its own blocks over alike and gets a host copy of the other
     // blocks its new ones read.
 #if OCTOFLOW_HAVE_MPI
-    AmrLbmHandOver previous = distributed_ ? distributed_->handOver(next) : solver_->handOver(next);
+    AmrLbmHandOver previous = distributed_ ? distributed_->handOver(next) : solver_->handOver();
 #else
-    AmrLbmHandOver previous = solver_->handOver(next);
+    AmrLbmHandOver previous = solver_->handOver();
 #endif
     try {
       try {

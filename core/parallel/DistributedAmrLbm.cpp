@@ -553,7 +553,7 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopy() {
 }
 
 amr::AmrLbmHandOver DistributedAmrLbm::handOver(const amr::Octree& next) {
-  if (ranks_ == 1) return local_->handOver(next);
+  if (ranks_ == 1) return local_->handOver();
   // This rank's own blocks are on hand: its part of `next` copies those it keeps where they lie.
   const amr::BlockRun own = amr::runOf(runStarts_, rank_);
   std::vector<std::int32_t> onHand(local_->layout().blocks.size(), -1);

@@ -318,8 +318,8 @@ TEST(AmrRegrid, BlocksSharingAPointStartWithOneStateOfIt) {
 
 TEST(AmrRegrid, AHandOverStartsTheNewSolverWhereAHostCopyDoes) {
   // A regrid hands the solver's arrays over (AmrLbm::handOver): the blocks that keep their leaf are
-  // copied from them, the others made point by point from a host copy of the blocks they read
-  // alone. The new solver starts with the bits a whole host copy gives it, refining and merging,
+  // copied from them, the others made point by point from them where they lie (AdoptPoints). The
+  // new solver starts with the bits a whole host copy gives it, refining and merging,
   // around an obstacle; so does a hand-over moved to the host (moveToHost, when the new solver
   // finds no room beside the old arrays). The old solver holds no state after.
   const Octree tree = cornerRefinedTree();
@@ -337,11 +337,10 @@ TEST(AmrRegrid, AHandOverStartsTheNewSolverWhereAHostCopyDoes) {
       before.initialise(wavyFlow(0.02, 0.01));
       before.advance(3);
       const AmrLbmHandOver copy = before.hostCopy();
-      AmrLbmHandOver handed = before.handOver(*next);
+      AmrLbmHandOver handed = before.handOver();
       ASSERT_TRUE(handed.resident);
-      // The blocks the merged family's points read alone (refined, the new blocks' shell points
-      // read every block of this small tree).
-      if (next == &merged) EXPECT_LT(handed.blocks.size(), before.layout().blocks.size());
+      EXPECT_TRUE(handed.blocks.empty()) << "every block in the arrays: no host copy";
+      EXPECT_TRUE(handed.snapshot.post[0].empty());
       EXPECT_THROW(before.advance(1), std::logic_error);
       if (viaHost) {
         handed.moveToHost();
@@ -405,6 +404,28 @@ TEST(AmrRegrid, TheHostThreadsGiveTheSameBitsWhateverTheirNumber) {
   EXPECT_EQ(one.linkForces, several.linkForces);
   EXPECT_EQ(one.read, several.read);
   EXPECT_EQ(one.read.size(), before.layout().blocks.size());
+}
+
+TEST(AmrRegrid, TheBlocksARankReadsLeaveOutThoseOnHand) {
+  // Over ranks a regrid exchanges the old blocks a rank's new blocks read (adoptedBlocks) less
+  // those its own arrays hold (on hand): those it reads where they lie.
+  const Octree tree = cornerRefinedTree();
+  const BlockLayout layout = leafBlocks(tree, 16);
+  std::vector<LeafChange> changes = allKept(tree);
+  for (std::size_t n = 0; n < tree.leafCount(); ++n)
+    if (tree.leaves()[n].level == 2) changes[n] = LeafChange::Coarsen;
+  const BlockLayout merged = leafBlocks(adapted(tree, changes), 16);
+  const std::vector<std::int32_t> read = adoptedBlocks(tree, layout, merged);
+  std::vector<std::int32_t> onHand(layout.blocks.size(), -1), away;
+  for (std::size_t b = 0; b < onHand.size(); b += 2) onHand[b] = static_cast<std::int32_t>(b / 2);
+  for (const std::int32_t block : read)
+    if (onHand[static_cast<std::size_t>(block)] < 0) away.push_back(block);
+  ASSERT_FALSE(away.empty());
+  ASSERT_LT(away.size(), read.size());
+  EXPECT_EQ(adoptedBlocks(tree, layout, merged, &onHand), away);
+  std::vector<std::int32_t> every(layout.blocks.size());
+  for (std::size_t b = 0; b < every.size(); ++b) every[b] = static_cast<std::int32_t>(b);
+  EXPECT_TRUE(adoptedBlocks(tree, layout, merged, &every).empty());
 }
 
 }  // namespace
