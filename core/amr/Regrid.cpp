@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "exec/cpu/HostThreads.hpp"
+
 namespace octoflow::amr {
 
 namespace {
@@ -33,7 +35,9 @@ std::vector<double> blockIndicator(int blockNodes, std::size_t blocks, RegridCri
   const int B = blockNodes;
   const std::size_t points = static_cast<std::size_t>(B) * static_cast<std::size_t>(B) * static_cast<std::size_t>(B);
   std::vector<double> indicator(blocks, 0.0);
-  for (std::size_t block = 0; block < blocks; ++block) {
+  // On the host's threads, a block at a time (each value its block's alone: the same on any number).
+  exec::forEachOnHostThreads(static_cast<Index>(blocks), [&](Index index) {
+    const std::size_t block = static_cast<std::size_t>(index);
     const float* own = values + block * points * static_cast<std::size_t>(components);
     const std::uint8_t* ownSolid = solid ? solid + block * points : nullptr;
     double largest = 0.0;
@@ -64,7 +68,7 @@ std::vector<double> blockIndicator(int blockNodes, std::size_t blocks, RegridCri
           largest = std::max(largest, value);
         }
     indicator[block] = largest;
-  }
+  });
   return indicator;
 }
 

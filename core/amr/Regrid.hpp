@@ -41,6 +41,7 @@ struct RegridSettings {
 // points that `solid` (a byte a point, or null) leaves fluid. `values`: `components` floats a
 // point, block after block, x fastest. A block's value needs its own points only, so a run of
 // blocks (an MPI rank's) gives its blocks' values.
+// Runs on the host's OpenMP threads, a block at a time.
 std::vector<double> blockIndicator(int blockNodes, std::size_t blocks, RegridCriterion criterion, const float* values,
                                    int components, const std::uint8_t* solid);
 
