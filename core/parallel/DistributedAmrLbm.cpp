@@ -554,7 +554,7 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopy() {
 
 amr::AmrLbmHandOver DistributedAmrLbm::handOver(const amr::Octree& next) {
   if (ranks_ == 1) return local_->handOver();
-  // This rank's own blocks are on hand: its part of `next` copies those it keeps where they lie.
+  // This rank's own blocks are on hand: its part of `next` reads them where they lie.
   const amr::BlockRun own = amr::runOf(runStarts_, rank_);
   std::vector<std::int32_t> onHand(local_->layout().blocks.size(), -1);
   for (std::int32_t b = own.first; b < own.end; ++b) onHand[static_cast<std::size_t>(b)] = b - own.first;

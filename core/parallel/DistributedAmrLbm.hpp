@@ -94,9 +94,9 @@ public:
   // and starts where one of the whole host copy would, bit for bit.
   amr::AmrLbmHandOver hostCopyFor(const amr::Octree& next) { return hostCopyFor(next, nullptr); }
   // Collective: what a regrid to `next` hands over: each rank's state arrays (AmrLbm::releaseState:
-  // the solver holds no state after, destroy it), from which the blocks its part of `next` copies
-  // as they were from its own old blocks are copied where they lie, and a host copy (as
-  // hostCopyFor) of the other blocks that part reads alone. On one rank AmrLbm::handOver.
+  // the solver holds no state after, destroy it), which its part of `next` copies and makes its
+  // points from where they lie, and a host copy (as hostCopyFor) of the other ranks' blocks that
+  // part reads. On one rank AmrLbm::handOver.
   amr::AmrLbmHandOver handOver(const amr::Octree& next);
   // Collective. One value a block on every rank, in block order, from each rank's values of its
   // own run (`mine`: one a block of the run, in block order).
@@ -123,8 +123,8 @@ private:
   DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
                     const std::function<std::unique_ptr<amr::AmrLbm>(const amr::AmrLbmSettings&)>& make);
   void exchange(int level);
-  // hostCopyFor(next), leaving out the blocks copied as they were from a block on hand (`onHand`:
-  // adoptedBlocks; null: none), and none is then an empty copy, not an error.
+  // hostCopyFor(next), leaving out the blocks on hand (`onHand`: adoptedBlocks; null: none), and
+  // none is then an empty copy, not an error.
   amr::AmrLbmHandOver hostCopyFor(const amr::Octree& next, const std::vector<std::int32_t>* onHand);
   // Collective: every rank's values of its own blocks (`mine`: `perBlock` values a block; with
   // `slotsOnly`, of its blocks that keep a pre-collision slot only) into `whole`, in block order, on

@@ -233,6 +233,21 @@ void expectSameMoments(parallel::DistributedAmrLbm& distributed, AmrLbm& referen
   expectSameBits(velocity, expectedVelocity, what);
 }
 
+// Two runs over ranks started alike (`first`, `second`: what each started from) against one
+// solver: the same moments now and `steps` steps on, and the same obstacle force then.
+void expectBothGoOnAsOne(parallel::DistributedAmrLbm& first, const std::string& firstWhat,
+                         parallel::DistributedAmrLbm& second, const std::string& secondWhat, AmrLbm& one, int steps) {
+  expectSameMoments(first, one, firstWhat.c_str());
+  expectSameMoments(second, one, secondWhat.c_str());
+  first.advance(steps);
+  second.advance(steps);
+  one.advance(steps);
+  const std::string later = ", " + std::to_string(steps) + " steps on";
+  expectSameMoments(first, one, (firstWhat + later).c_str());
+  expectSameMoments(second, one, (secondWhat + later).c_str());
+  EXPECT_EQ(first.obstacleForce(), one.obstacleForce()) << firstWhat << later;
+}
+
 }  // namespace
 
 // What a run over ranks needs beyond steps (checkpoints, regrids): the state gathered from the
@@ -289,14 +304,7 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   AmrLbm regridded(finer, settings, solid, one);
   EXPECT_EQ(adopted.step(), 9);
   EXPECT_EQ(migrated.step(), 9);
-  expectSameMoments(adopted, regridded, "adopted");
-  expectSameMoments(migrated, regridded, "adopted from the blocks sent");
-  adopted.advance(3);
-  migrated.advance(3);
-  regridded.advance(3);
-  expectSameMoments(adopted, regridded, "adopted, 3 steps on");
-  expectSameMoments(migrated, regridded, "adopted from the blocks sent, 3 steps on");
-  EXPECT_EQ(adopted.obstacleForce(), regridded.obstacleForce());
+  expectBothGoOnAsOne(adopted, "adopted", migrated, "adopted from the blocks sent", regridded, 3);
   // Of 8 ranks' parts, each adopts a few of the 26 blocks: the others were not sent to it, and each
   // block sent is the whole copy's, bit for bit.
   if (migrated.ranks() == 8) EXPECT_LT(partial.blocks.size(), one.layout.blocks.size());
@@ -327,8 +335,9 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   coarsenedOnOne.advance(2);
   expectSameMoments(coarsened, coarsenedOnOne, "coarsened, 2 steps on");
 
-  // As a run regrids: each rank hands its arrays over (the blocks its part keeps from its own old
-  // blocks copied where they lie, the others sent), and the same hand-over moved to the host (when
+  // As a run regrids: each rank hands its arrays over (its part of the new octree copied and made
+  // from its own old blocks where they lie, the other ranks' blocks it reads sent), and the same
+  // hand-over moved to the host (when
   // the next solver finds no room beside the arrays): both start where one solver's regrid does.
   parallel::DistributedAmrLbm twin(MPI_COMM_WORLD, tree, settings, one.solid, &back);
   twin.advance(2);
@@ -336,18 +345,11 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   AmrLbmHandOver handed = coarsened.handOver(finer), movedToHost = twin.handOver(finer);
   ASSERT_TRUE(handed.resident);
   EXPECT_THROW(coarsened.advance(1), std::logic_error) << "the arrays were handed over";
-  EXPECT_LE(handed.blocks.size(), partial.blocks.size()) << "the blocks copied from its own arrays not sent";
+  EXPECT_LE(handed.blocks.size(), partial.blocks.size()) << "its own blocks not sent";
   movedToHost.moveToHost();
   EXPECT_FALSE(movedToHost.resident);
   parallel::DistributedAmrLbm fromArrays(MPI_COMM_WORLD, finer, settings, solid, &handed);
   parallel::DistributedAmrLbm fromHost(MPI_COMM_WORLD, finer, settings, solid, &movedToHost);
   AmrLbm onOne(finer, settings, solid, whole);
-  expectSameMoments(fromArrays, onOne, "from the arrays handed over");
-  expectSameMoments(fromHost, onOne, "from the hand-over moved to the host");
-  fromArrays.advance(2);
-  fromHost.advance(2);
-  onOne.advance(2);
-  expectSameMoments(fromArrays, onOne, "from the arrays handed over, 2 steps on");
-  expectSameMoments(fromHost, onOne, "from the hand-over moved to the host, 2 steps on");
-  EXPECT_EQ(fromArrays.obstacleForce(), onOne.obstacleForce());
+  expectBothGoOnAsOne(fromArrays, "from the arrays handed over", fromHost, "from the hand-over moved to the host", onOne, 2);
 }
