@@ -72,7 +72,7 @@ std::vector<std::int32_t> sourceSlots(const BlockLayout& layout) {
   std::vector<std::int32_t> slots(layout.blocks.size(), -1);
   std::int32_t next = 0;
   for (std::size_t b = 0; b < layout.blocks.size(); ++b)
-    if (layout.crossLevelSource[b]) slots[b] = next++;
+    if (layout.crossLevelSource(b)) slots[b] = next++;
   return slots;
 }
 
@@ -171,6 +171,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
 
   blocks_ = uploaded(space, held_.blocks);
   sourceSlot_ = uploaded(space, slots_);
+  crossLevelSides_ = uploaded(space, held_.crossLevelSides);
   for (const std::vector<int>& members : held_.byLevel) {
     std::vector<std::int32_t> stepped;
     for (const int b : members)
@@ -186,6 +187,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   moments_ = exec::Buffer<float>(space, 4 * blockCount * static_cast<std::size_t>(points));
   state_.blocks = blocks_.data();
   state_.sourceSlot = sourceSlot_.data();
+  state_.crossLevelSides = crossLevelSides_.data();
   state_.solid = solid_.size() ? solid_.data() : nullptr;
   if (state_.solid) findObstacleLinks(heldSolid);
   shells_.resize(static_cast<std::size_t>(layout_.levels));
@@ -491,11 +493,24 @@ struct AdoptedBlock {
   bool sameLeaf = false;
 };
 
-// Whether adopt() copies a block as it was: a leaf of both octrees, unless the new solver keeps a
-// pre-collision copy of it (`newSlot` >= 0) where the other kept none (its points are then made
-// one by one).
-bool copiedAsItWas(const AdoptedBlock& adopted, std::int32_t newSlot, const std::vector<std::int32_t>& oldSlots) {
-  return adopted.sameLeaf && (newSlot < 0 || oldSlots[static_cast<std::size_t>(adopted.covering)] >= 0);
+// Whether adopt() copies a block as it was: a leaf of both octrees, unless other levels read it
+// across a side (`newSides`, BlockLayout::crossLevelSides) where they did not in the other octree:
+// the other solver kept no pre-collision state there (crossLevelRead), and the points are made one
+// by one.
+bool copiedAsItWas(const AdoptedBlock& adopted, std::uint32_t newSides, const BlockLayout& oldLayout) {
+  return adopted.sameLeaf && (newSides & ~oldLayout.crossLevelSides[static_cast<std::size_t>(adopted.covering)]) == 0;
+}
+
+// Whether the other solver kept the pre-collision state of the point `origin` finds (a point of its
+// own level: on one of the block's points, `shift` 0): its block keeps a slot and other levels read
+// it there (crossLevelRead), so each step stored it.
+bool preCollisionKept(const BlockLayout& oldLayout, const PointOrigin& origin) {
+  const std::uint32_t sides = oldLayout.crossLevelSides[static_cast<std::size_t>(origin.block)];
+  if (sides == 0 || origin.place.shift != 0) return false;
+  // With no shift a point lies on `low` (numerator 0) or, the block's last point, on low + 1.
+  const int x[3] = {origin.place.low[0] + origin.place.numerator[0], origin.place.low[1] + origin.place.numerator[1],
+                    origin.place.low[2] + origin.place.numerator[2]};
+  return crossLevelRead(sides, x, oldLayout.blockNodes);
 }
 
 AdoptedBlock adoptedBlock(const Octree& tree, const BlockPlacement& block, int blockNodes) {
@@ -523,7 +538,6 @@ PointOrigin adoptedPoint(const Octree& tree, const BlockLayout& layout, const Bl
 
 std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const BlockLayout& previousLayout,
                                         const BlockLayout& held, const std::vector<std::int32_t>* onHand) {
-  const std::vector<std::int32_t> previousSlots = sourceSlots(previousLayout), heldSlots = sourceSlots(held);
   const int B = previousLayout.blockNodes;
   // On the host's threads, a block at a time: the blocks each one reads.
   std::vector<std::vector<std::int32_t>> readBy(held.blocks.size());
@@ -532,7 +546,7 @@ std::vector<std::int32_t> adoptedBlocks(const Octree& previousOctree, const Bloc
     std::vector<std::int32_t>& read = readBy[b];
     const AdoptedBlock adopted = adoptedBlock(previousOctree, held.blocks[b], B);
     const auto away = [onHand](int from) { return !onHand || (*onHand)[static_cast<std::size_t>(from)] < 0; };
-    if (copiedAsItWas(adopted, heldSlots[b], previousSlots)) {
+    if (copiedAsItWas(adopted, held.crossLevelSides[b], previousLayout)) {
       if (away(adopted.covering)) read.push_back(adopted.covering);
       return;
     }
@@ -606,14 +620,14 @@ void AmrLbmHandOver::moveToHost() {
     if (inCopy) {
       fromCopy.add(to, copied);
       solidFromCopy.add(to, copied);
-      if (layout.crossLevelSource[b]) slotsFromCopy.add(slots, copiedSlots++);
+      if (layout.crossLevelSource(b)) slotsFromCopy.add(slots, copiedSlots++);
       ++copied;
     } else {
       fromArrays.add(to, static_cast<std::size_t>(resident->block[b]));
       if (resident->solid.size()) solidFromArrays.add(to, static_cast<std::size_t>(resident->block[b]));
-      if (layout.crossLevelSource[b]) slotsFromArrays.add(slots, static_cast<std::size_t>(resident->slot[b]));
+      if (layout.crossLevelSource(b)) slotsFromArrays.add(slots, static_cast<std::size_t>(resident->slot[b]));
     }
-    slots += layout.crossLevelSource[b] ? 1 : 0;
+    slots += layout.crossLevelSource(b) ? 1 : 0;
   }
   AmrLbmSnapshot whole;
   whole.step = snapshot.step;
@@ -664,7 +678,7 @@ void AmrLbm::adopt(const AmrLbmHandOver& previous) {
         throw std::invalid_argument("adopt: the host copy's blocks are not blocks of its octree in block order");
       const std::size_t b = static_cast<std::size_t>(block);
       place[b] = static_cast<std::int32_t>(n);
-      if (oldLayout.crossLevelSource[b]) slotOf[b] = slots++;
+      if (oldLayout.crossLevelSource(b)) slotOf[b] = slots++;
     }
   }
   const std::size_t copiedBlocks = previous.blocks.empty() && !resident ? oldLayout.blocks.size() : previous.blocks.size();
@@ -706,7 +720,7 @@ void AmrLbm::adopt(const AmrLbmHandOver& previous) {
   for (std::size_t b = 0; b < held_.blocks.size(); ++b) {
     const BlockPlacement& block = held_.blocks[b];
     const AdoptedBlock adopted = adoptedBlock(previous.octree, block, B);
-    if (!copiedAsItWas(adopted, newSlots[b], oldSlots)) {
+    if (!copiedAsItWas(adopted, held_.crossLevelSides[b], oldLayout)) {
       made.push_back(AdoptMadeBlock{static_cast<std::int32_t>(b), newSlots[b], block.level});
       madeFrom.push_back(adopted);
       continue;
@@ -738,7 +752,8 @@ void AmrLbm::adopt(const AmrLbmHandOver& previous) {
           const bool inArrays = resident && resident->block[from] >= 0;
           source->fromCopy = inArrays ? 0 : 1;
           source->block = inArrays ? resident->block[from] : placed(from);
-          source->slot = inArrays ? resident->slot[from] : slotOf[from];
+          // Its pre-collision state where the other solver kept it for this very point (AdoptPoints).
+          source->slot = !preCollisionKept(oldLayout, origin) ? -1 : inArrays ? resident->slot[from] : slotOf[from];
         }
   });
 

@@ -253,6 +253,7 @@ private:
   exec::Buffer<BlockPlacement> blocks_;
   std::vector<std::int32_t> slots_;
   exec::Buffer<std::int32_t> sourceSlot_;
+  exec::Buffer<std::uint32_t> crossLevelSides_;
   exec::Buffer<std::uint8_t> solid_;
   exec::Buffer<float> post_[2];
   exec::Buffer<float> pre_[2];

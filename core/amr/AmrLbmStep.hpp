@@ -13,7 +13,8 @@
 // time obeys tau_f - 1/2 = 2 (tau_c - 1/2) and a body acceleration halves. A level steps twice
 // for each step of the level above (time sub-cycling). A population that crosses levels is
 // rebuilt from the pre-collision populations of its source point (kept by the blocks other levels
-// read, `crossLevelSource`): their non-equilibrium part scales by (tau_t dt_t) / (tau_s dt_s)
+// read, `crossLevelSource`, at the points near the sides they read them across): their
+// non-equilibrium part scales by (tau_t dt_t) / (tau_s dt_s)
 // (f_neq ~ -tau dt (d_t + c.grad) f_eq), and the point is collided with the reading level's
 // relaxation. Rebuilding from pre-collision values keeps the information that a post-collision
 // value loses where tau = 1. Coarse points come interpolated in space (a fine point lies on or
@@ -94,10 +95,6 @@ struct ShellLists {
 constexpr std::int32_t kRestingWall = -1;
 constexpr std::int32_t kOtherLevelOrOpenFace = -2;  // a coarser or finer block, or a face with a rule
 
-// The index 0 .. 26 of the neighbour a block has at offset (ox, oy, oz), each -1, 0 or +1 (13: the
-// block itself).
-OCTO_HD inline int neighbourIndex(int ox, int oy, int oz) { return (ox + 1) + 3 * (oy + 1) + 9 * (oz + 1); }
-
 // The blocks the pulls of point x of `block` (B points a side) may read, from the 27 around it
 // (ShellLists::around): across[bits] lies across the block's faces on the axes set in `bits`, on
 // the sides x lies on (an axis where x is on no face: the block itself; across[0]: the block).
@@ -133,6 +130,9 @@ struct RebuiltPulls {
 struct AmrLbmLevels {
   const BlockPlacement* blocks = nullptr;
   const std::int32_t* sourceSlot = nullptr;  // per block: its pre-collision slot, or -1
+  // Per block: the sides other levels read it across (BlockLayout::crossLevelSides); a step stores
+  // the pre-collision state of the points near them only (crossLevelRead).
+  const std::uint32_t* crossLevelSides = nullptr;
   const std::uint8_t* solid = nullptr;       // per point of every block, or null: no obstacles
   float* post[2] = {nullptr, nullptr};
   float* pre[2] = {nullptr, nullptr};
@@ -425,7 +425,7 @@ struct AmrLevelStep {
     // Every coarse point around is solid: the point steps on its own level (bounce-back).
     float g[L::Q];
     pullPopulations(block, state.blocks[block], x, n, state.post[state.parity[level]], g);
-    finishPoint(block, n, g);
+    finishPoint(block, preCollisionSlot(block, x), n, g);
   }
 
   // An interface point's step from the sums of its coarse taps (sumCoarseTaps): the coarse state at
@@ -438,7 +438,9 @@ struct AmrLevelStep {
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) g[q] = time < 1.0f ? (1.0f - time) * old[q] + time * now[q] : now[q];
     rescaleToLevel(-1, g);
-    finishPoint(block, n, g);
+    // The coarser block holding the point reads its block across the side the point lies on: the
+    // block's slot, with no test.
+    finishPoint(block, state.sourceSlot[block], n, g);
   }
 
   // The link to a coarser block that holds point x of this block, when x lies on this block's
@@ -605,12 +607,19 @@ struct AmrLevelStep {
     }
   }
 
-  // Stores a point's pre-collision populations (when other levels read its block), collides them
-  // and stores the result.
-  OCTO_HD OCTO_INLINE void finishPoint(std::int32_t block, std::int64_t n, float (&g)[L::Q]) const {
+  // The slot point x of `block` stores its pre-collision populations in: its block's, where another
+  // level reads x (near a side of crossLevelSides), else -1. A block's other points are never read
+  // before collision, and their bytes are most of the pre-collision state a step would write.
+  OCTO_HD OCTO_INLINE std::int32_t preCollisionSlot(std::int32_t block, const int (&x)[3]) const {
+    const std::int32_t slot = state.sourceSlot[block];
+    return slot >= 0 && crossLevelRead(state.crossLevelSides[block], x, state.blockNodes) ? slot : -1;
+  }
+
+  // Stores a point's pre-collision populations in `slot` (preCollisionSlot; -1: none), collides
+  // them and stores the result.
+  OCTO_HD OCTO_INLINE void finishPoint(std::int32_t block, std::int32_t slot, std::int64_t n, float (&g)[L::Q]) const {
     const std::int64_t count = state.pointCount();
     const int current = state.parity[level];
-    const std::int32_t slot = state.sourceSlot[block];
     // A block's populations are below 2^31 floats: 32-bit offsets from the point's first one.
     const unsigned stride = static_cast<unsigned>(state.blockNodes) * state.blockNodes * state.blockNodes;
     if (slot >= 0) {
@@ -644,7 +653,7 @@ struct AmrLevelStep {
     }
     float g[L::Q];
     pullPopulations<GI, GJ, GK>(block, placement, x, n, state.post[state.parity[level]], g);
-    finishPoint(block, n, g);
+    finishPoint(block, preCollisionSlot(block, x), n, g);
   }
 
   // The naive kernel: every point of every block of the level through the general path.
@@ -691,7 +700,8 @@ struct AmrInnerStep {
       OCTO_UNROLL
       for (int q = 0; q < L::Q; ++q) g[q] = source[q * count + n - (L::c(q, 0) + B * (L::c(q, 1) + B * L::c(q, 2)))];
     }
-    step.finishPoint(block, n, g);
+    const int at[3] = {x[0] + 1, x[1] + 1, x[2] + 1};
+    step.finishPoint(block, step.preCollisionSlot(block, at), n, g);
   }
 };
 
@@ -735,7 +745,7 @@ struct AmrWholeBlockStep {
     } else {
       pull<false>(block, across, x, n, g);
     }
-    step.finishPoint(block, n, g);
+    step.finishPoint(block, step.preCollisionSlot(block, x), n, g);
   }
 
   // The populations arriving at point x (n) of `block`: a pull whose source x - c lies beyond the
@@ -849,7 +859,7 @@ struct AmrShellKindStep {
     step.template pullPopulations<0, 0, 0, Kind == ShellKind::SameLevel>(
         entry.block, step.state.blocks[entry.block], x, entry.point, step.state.post[step.state.parity[step.level]], g,
         Kind == ShellKind::Linked ? &pulls : nullptr);
-    step.finishPoint(entry.block, entry.point, g);
+    step.finishPoint(entry.block, step.preCollisionSlot(entry.block, x), entry.point, g);
   }
 };
 

@@ -11,6 +11,24 @@ namespace {
 // Direction of region r on one axis (-1, 0, +1) and, inside the block's span, which half (0, 1).
 int regionDirection(int r) { return r == 0 ? -1 : (r == 3 ? 1 : 0); }
 
+// The side of the block `link` leads to (another level's) that the points of this block's region
+// in `direction` lie on: per axis the region leaves this block by, the face of the block read that
+// the region's points lie on or beside (within kCrossLevelReach), or none where they lie between its
+// faces (a fine block's edge or corner along the middle of a coarse block's face); 0 on the other
+// axes (the region runs along them).
+std::uint32_t sideRead(const RegionLink& link, const int (&direction)[3], int blockNodes) {
+  int side[3] = {0, 0, 0};
+  for (int axis = 0; axis < 3; ++axis) {
+    if (direction[axis] == 0) continue;
+    const int beyond = direction[axis] < 0 ? -1 : blockNodes;  // the region's points on this axis
+    const int doubled = link.levelShift > 0 ? 2 * (2 * beyond + link.offset[axis]) : beyond + link.offset[axis];
+    const int low = doubled >> 1, high = (doubled + 1) >> 1;  // in the block read: on or between these
+    if (low <= kCrossLevelReach) side[axis] = -1;
+    else if (high >= blockNodes - 1 - kCrossLevelReach) side[axis] = 1;
+  }
+  return 1u << neighbourIndex(side[0], side[1], side[2]);
+}
+
 }  // namespace
 
 BlockLayout leafBlocks(const Octree& octree, int leafCells) {
@@ -23,7 +41,7 @@ BlockLayout leafBlocks(const Octree& octree, int leafCells) {
   layout.blocks.resize(leaves.size());
   layout.levels = octree.depth() + 1;
   layout.byLevel.assign(static_cast<std::size_t>(layout.levels), {});
-  layout.crossLevelSource.assign(leaves.size(), 0);
+  layout.crossLevelSides.assign(leaves.size(), 0);
   for (std::size_t b = 0; b < leaves.size(); ++b) {
     const BlockKey& key = leaves[b];
     BlockPlacement& block = layout.blocks[b];
@@ -64,7 +82,7 @@ BlockLayout leafBlocks(const Octree& octree, int leafCells) {
               const std::int64_t coarsePosition = unwrapped[axis] >> 1;
               link.offset[axis] = static_cast<std::int32_t>(position[axis] * cells - 2 * coarsePosition * cells);
             }
-            layout.crossLevelSource[static_cast<std::size_t>(coarse)] = 1;
+            layout.crossLevelSides[static_cast<std::size_t>(coarse)] |= sideRead(link, direction, layout.blockNodes);
             continue;
           }
           // Finer: the child of the block across that holds this region's points.
@@ -85,7 +103,7 @@ BlockLayout leafBlocks(const Octree& octree, int leafCells) {
           link.levelShift = 1;
           for (int axis = 0; axis < 3; ++axis)
             link.offset[axis] = static_cast<std::int32_t>(2 * position[axis] * cells - childUnwrapped[axis] * cells);
-          layout.crossLevelSource[static_cast<std::size_t>(fine)] = 1;
+          layout.crossLevelSides[static_cast<std::size_t>(fine)] |= sideRead(link, direction, layout.blockNodes);
         }
   }
   return layout;

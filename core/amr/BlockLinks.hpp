@@ -41,6 +41,44 @@ OCTO_HD inline bool isOwnRegion(int rx, int ry, int rz) {
   return rx >= 1 && rx <= 2 && ry >= 1 && ry <= 2 && rz >= 1 && rz <= 2;
 }
 
+// The index 0 .. 26 of the side of a block at offset (ox, oy, oz), each -1, 0 or +1 (13: the
+// block itself): its faces, edges and corners.
+OCTO_HD inline int neighbourIndex(int ox, int oy, int oz) { return (ox + 1) + 3 * (oy + 1) + 9 * (oz + 1); }
+
+// How deep into a block another level reads it, in the block's points: a coarse point pulls from
+// the fine point one coarse spacing (two fine ones) across the interface; a fine point reads the
+// coarse points on the interface (a point shared with a coarser block) or one coarse spacing in (a
+// pull from a fine point between two coarse ones). The cubic interpolation's taps lie along the
+// interface, not across it.
+constexpr int kCrossLevelReach = 2;
+
+namespace detail {
+// The sides (neighbourIndex bits) whose offset along `axis` is `component`.
+constexpr std::uint32_t sidesAlong(int axis, int component) {
+  std::uint32_t sides = 0;
+  for (int side = 0; side < 27; ++side) {
+    const int offset = (axis == 0 ? side : (axis == 1 ? side / 3 : side / 9)) % 3 - 1;
+    if (offset == component) sides |= 1u << side;
+  }
+  return sides;
+}
+}  // namespace detail
+
+// Whether point x of a block (B points a side) lies within kCrossLevelReach of one of `sides`
+// (BlockLayout::crossLevelSides) on every axis that side lies across: where another level reads
+// the block's points.
+OCTO_HD OCTO_INLINE bool crossLevelRead(std::uint32_t sides, const int (&x)[3], int B) {
+  std::uint32_t near = ~0u;
+  OCTO_UNROLL
+  for (int axis = 0; axis < 3; ++axis) {
+    std::uint32_t along = detail::sidesAlong(axis, 0);
+    if (x[axis] <= kCrossLevelReach) along |= detail::sidesAlong(axis, -1);
+    if (x[axis] >= B - 1 - kCrossLevelReach) along |= detail::sidesAlong(axis, 1);
+    near &= along;
+  }
+  return (sides & near) != 0;
+}
+
 struct BlockPlacement {
   std::int32_t level = 0;
   std::int32_t origin[3] = {0, 0, 0};  // node coordinates of point (0, 0, 0) at the block's level
@@ -54,13 +92,16 @@ struct BlockLayout {
   int levels = 1;  // 1 + the deepest level
   std::vector<BlockPlacement> blocks;      // leaf order (Morton)
   std::vector<std::vector<int>> byLevel;   // block indices of each level, in block order
-  // Blocks some other block reads across levels (their points are interpolated or copied to
-  // another level): the solver keeps more of their state.
-  std::vector<std::uint8_t> crossLevelSource;
+  // Per block, the sides (neighbourIndex bits) across which blocks of another level read it (its
+  // points there are interpolated or copied to another level, crossLevelRead): the solver keeps
+  // more of their state.
+  std::vector<std::uint32_t> crossLevelSides;
+  // Whether another level reads block b.
+  bool crossLevelSource(std::size_t b) const { return crossLevelSides[b] != 0; }
   // How many blocks keep a pre-collision copy (crossLevelSource).
   std::size_t crossLevelSources() const {
     std::size_t count = 0;
-    for (const std::uint8_t source : crossLevelSource) count += source != 0 ? 1 : 0;
+    for (const std::uint32_t sides : crossLevelSides) count += sides != 0 ? 1 : 0;
     return count;
   }
 

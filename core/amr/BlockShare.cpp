@@ -60,7 +60,7 @@ BlockLayout heldBlocks(const BlockLayout& layout, const BlockRun& owned, std::ve
       if (link.block >= 0) link.block = local[static_cast<std::size_t>(link.block)];
     held.byLevel[static_cast<std::size_t>(block.level)].push_back(static_cast<int>(h));
     held.blocks.push_back(block);
-    held.crossLevelSource.push_back(layout.crossLevelSource[b]);
+    held.crossLevelSides.push_back(layout.crossLevelSides[b]);
   }
   return held;
 }

@@ -231,7 +231,7 @@ void DistributedAmrLbm::gatherRuns(const T* mine, std::int64_t perBlock, bool sl
   for (int r = 0; r < ranks_; ++r) {
     std::int64_t blocks = 0;
     for (std::int32_t b = runStarts_[static_cast<std::size_t>(r)]; b < runStarts_[static_cast<std::size_t>(r) + 1]; ++b)
-      blocks += !slotsOnly || layout.crossLevelSource[static_cast<std::size_t>(b)] ? 1 : 0;
+      blocks += !slotsOnly || layout.crossLevelSource(static_cast<std::size_t>(b)) ? 1 : 0;
     if (static_cast<double>(total + blocks * perBlock) > INT_MAX)
       throw Error("octree LBM over MPI ranks: the state gathered holds over 2^31 values a kind (" +
                   std::to_string(layout.blocks.size()) + " blocks), too many to gather on one rank");
@@ -608,7 +608,7 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next, cons
     if (solid) exec::copyBytes(ownSolid.data(), solid, ownSolid.size());
   }
   const auto recordValues = [&](std::int32_t block) {
-    return 2 * perBlock * (layout.crossLevelSource[static_cast<std::size_t>(block)] ? 2 : 1) + (withSolid ? points : 0);
+    return 2 * perBlock * (layout.crossLevelSource(static_cast<std::size_t>(block)) ? 2 : 1) + (withSolid ? points : 0);
   };
 
   std::vector<int> sendCounts(ranks, 0), sendStarts(ranks, 0), receiveCounts(ranks, 0), receiveStarts(ranks, 0);
@@ -628,7 +628,7 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next, cons
       for (int n = 0; n < 2; ++n)
         outgoing.insert(outgoing.end(), held.post[n].begin() + static_cast<std::ptrdiff_t>(at * perBlock),
                         held.post[n].begin() + static_cast<std::ptrdiff_t>((at + 1) * perBlock));
-      if (layout.crossLevelSource[static_cast<std::size_t>(block)]) {
+      if (layout.crossLevelSource(static_cast<std::size_t>(block))) {
         const std::size_t slot = static_cast<std::size_t>(sentSlot[local]);
         for (int n = 0; n < 2; ++n)
           outgoing.insert(outgoing.end(), held.pre[n].begin() + static_cast<std::ptrdiff_t>(slot * perBlock),
@@ -667,7 +667,7 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next, cons
   copy.snapshot.step = held.step;
   copy.snapshot.parity = held.parity;
   std::size_t slots = 0;
-  for (const std::int32_t block : wanted) slots += layout.crossLevelSource[static_cast<std::size_t>(block)] ? 1 : 0;
+  for (const std::int32_t block : wanted) slots += layout.crossLevelSource(static_cast<std::size_t>(block)) ? 1 : 0;
   for (int n = 0; n < 2; ++n) {
     copy.snapshot.post[n].resize(static_cast<std::size_t>(perBlock) * wanted.size());
     copy.snapshot.pre[n].resize(static_cast<std::size_t>(perBlock) * slots);
@@ -681,7 +681,7 @@ amr::AmrLbmHandOver DistributedAmrLbm::hostCopyFor(const amr::Octree& next, cons
       at += static_cast<std::size_t>(perBlock);
     };
     for (int parity = 0; parity < 2; ++parity) take(copy.snapshot.post[parity], n);
-    if (layout.crossLevelSource[static_cast<std::size_t>(wanted[n])]) {
+    if (layout.crossLevelSource(static_cast<std::size_t>(wanted[n]))) {
       for (int parity = 0; parity < 2; ++parity) take(copy.snapshot.pre[parity], slot);
       ++slot;
     }

@@ -428,5 +428,76 @@ TEST(AmrRegrid, TheBlocksARankReadsLeaveOutThoseOnHand) {
   EXPECT_TRUE(adoptedBlocks(tree, layout, merged, &every).empty());
 }
 
+TEST(AmrRegrid, PreCollisionValuesNoLevelReadsAreNeverRead) {
+  // A step stores the pre-collision populations of the points other levels read (near the sides of
+  // BlockLayout::crossLevelSides, crossLevelRead) and leaves its block's other points as they
+  // were. Those others set to NaN, steps around an obstacle and two regrids give the bits they
+  // give without: nothing reads them. The regrids refine a level-1 leaf and merge it back, so
+  // blocks that keep their leaf are read across sides they were not read across before (their
+  // points there are made anew, not copied). Every pre-collision value set to NaN shows that the
+  // run reads some.
+  const Octree tree = cornerRefinedTree();
+  const AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
+  const SolidTest sphere = sphereInTheFineCorner;
+  std::vector<LeafChange> changes = allKept(tree);
+  const int farChild = tree.findLeaf(BlockKey{1, 1, 1, 1});
+  ASSERT_GE(farChild, 0);
+  changes[static_cast<std::size_t>(farChild)] = LeafChange::Refine;
+  const Octree refined = adapted(tree, changes);
+  {  // a block keeping its leaf, read across a new side
+    const BlockLayout before = leafBlocks(tree, 16), after = leafBlocks(refined, 16);
+    const int beside = tree.findLeaf(BlockKey{1, 0, 1, 1});
+    const std::uint32_t was = before.crossLevelSides[static_cast<std::size_t>(beside)],
+                        now = after.crossLevelSides[static_cast<std::size_t>(refined.findLeaf(BlockKey{1, 0, 1, 1}))];
+    ASSERT_NE(was, 0u);
+    ASSERT_NE(now & ~was, 0u);
+  }
+  enum class Poison { None, Unread, All };
+  std::size_t poisonedPoints = 0, slotPoints = 0;
+  const auto run = [&](Poison poison) {
+    AmrLbm first(tree, settings, sphere);
+    first.initialise(wavyFlow(0.02, 0.01));
+    first.advance(2);
+    if (poison != Poison::None) {
+      AmrLbmSnapshot state = first.snapshot();
+      const BlockLayout& layout = first.layout();
+      const std::vector<std::int32_t> slots = sourceSlots(layout);
+      const int B = layout.blockNodes;
+      const std::size_t N = static_cast<std::size_t>(layout.pointsPerBlock()), Q = 19;
+      poisonedPoints = slotPoints = 0;
+      for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
+        if (slots[b] < 0) continue;
+        for (int k = 0; k < B; ++k)
+          for (int j = 0; j < B; ++j)
+            for (int i = 0; i < B; ++i) {
+              ++slotPoints;
+              if (poison == Poison::Unread && crossLevelRead(layout.crossLevelSides[b], {i, j, k}, B)) continue;
+              ++poisonedPoints;
+              const std::size_t n = static_cast<std::size_t>(i + B * (j + B * k));
+              for (int parity = 0; parity < 2; ++parity)
+                for (std::size_t q = 0; q < Q; ++q)
+                  state.pre[parity][(static_cast<std::size_t>(slots[b]) * Q + q) * N + n] = std::nanf("");
+            }
+      }
+      first.restore(state);
+    }
+    first.advance(3);
+    AmrLbm finer(refined, settings, sphere);
+    finer.adopt(first.handOver());
+    finer.advance(3);
+    AmrLbm back(tree, settings, sphere);
+    back.adopt(finer.handOver());
+    back.advance(3);
+    return back.snapshot();
+  };
+  const AmrLbmSnapshot clean = run(Poison::None), unread = run(Poison::Unread);
+  EXPECT_GT(poisonedPoints, slotPoints / 3) << "most points of the blocks other levels read are not read";
+  EXPECT_LT(poisonedPoints, slotPoints);
+  for (int parity = 0; parity < 2; ++parity) EXPECT_EQ(unread.post[parity], clean.post[parity]) << "post " << parity;
+  const AmrLbmSnapshot all = run(Poison::All);
+  EXPECT_EQ(poisonedPoints, slotPoints);
+  EXPECT_NE(all.post[0], clean.post[0]) << "the run reads pre-collision values";
+}
+
 }  // namespace
 }  // namespace octoflow::amr

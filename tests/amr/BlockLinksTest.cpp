@@ -94,7 +94,7 @@ TEST(BlockLinks, OneLevelPeriodicLinksWrap) {
   const RegionLink& up = layout.blocks[0].links[regionIndex(1, 1, 3)];
   EXPECT_EQ(up.block, 0);
   EXPECT_EQ(up.offset[2], -16);
-  for (std::uint8_t source : layout.crossLevelSource) EXPECT_EQ(source, 0);
+  for (const std::uint32_t sides : layout.crossLevelSides) EXPECT_EQ(sides, 0u);
 }
 
 TEST(BlockLinks, RandomBalancedTreesLinkEveryPointToItsPosition) {
@@ -109,8 +109,38 @@ TEST(BlockLinks, CrossLevelSourcesAreTheBlocksAtInterfaces) {
   const BlockLayout layout = leafBlocks(tree);
   ASSERT_EQ(layout.levels, 2);
   int sources = 0;
-  for (std::size_t b = 0; b < layout.blocks.size(); ++b) sources += layout.crossLevelSource[b];
+  for (std::size_t b = 0; b < layout.blocks.size(); ++b) sources += layout.crossLevelSource(b);
   // All 7 coarse blocks touch the refined corner; of its 8 children, only the one in the domain's
   // corner touches no coarse block.
   EXPECT_EQ(sources, 7 + 7);
+  // The sides they are read across: a coarse block across the refined corner's face, edge or corner
+  // on that side alone; the fine block in the refined block's far corner on its 7 sides towards
+  // the coarse blocks.
+  const auto sidesOf = [&](BlockKey key) {
+    const int leaf = tree.findLeaf(key);
+    EXPECT_GE(leaf, 0);
+    return layout.crossLevelSides[static_cast<std::size_t>(leaf)];
+  };
+  EXPECT_EQ(sidesOf(BlockKey{0, 1, 0, 0}), 1u << neighbourIndex(-1, 0, 0));
+  EXPECT_EQ(sidesOf(BlockKey{0, 1, 1, 0}), 1u << neighbourIndex(-1, -1, 0));
+  EXPECT_EQ(sidesOf(BlockKey{0, 1, 1, 1}), 1u << neighbourIndex(-1, -1, -1));
+  std::uint32_t farSides = 0;
+  for (int side = 0; side < 27; ++side)
+    if (side != 13 && side % 3 != 0 && (side / 3) % 3 != 0 && side / 9 != 0) farSides |= 1u << side;
+  EXPECT_EQ(sidesOf(BlockKey{1, 1, 1, 1}), farSides);
+  EXPECT_EQ(sidesOf(BlockKey{1, 0, 0, 0}), 0u);
+}
+
+TEST(BlockLinks, TheCrossLevelReadsReachTwoPointsIntoTheSidesRead) {
+  const int B = 17;
+  const std::uint32_t face = 1u << neighbourIndex(-1, 0, 0), edge = 1u << neighbourIndex(1, 1, 0);
+  EXPECT_TRUE(crossLevelRead(face, {0, 8, 8}, B));
+  EXPECT_TRUE(crossLevelRead(face, {2, 0, 16}, B));
+  EXPECT_FALSE(crossLevelRead(face, {3, 8, 8}, B));
+  EXPECT_FALSE(crossLevelRead(face, {16, 8, 8}, B));
+  EXPECT_TRUE(crossLevelRead(edge, {14, 16, 3}, B));
+  EXPECT_FALSE(crossLevelRead(edge, {14, 13, 3}, B));
+  EXPECT_FALSE(crossLevelRead(edge, {16, 8, 3}, B)) << "on the face, not near the edge";
+  EXPECT_TRUE(crossLevelRead(face | edge, {16, 16, 0}, B));
+  EXPECT_FALSE(crossLevelRead(0u, {0, 0, 0}, B));
 }

@@ -147,7 +147,7 @@ TEST(BlockShare, HeldBlocksAreTheRunThenTheBlocksItLinksToRenumbered) {
   const BlockLayout whole = heldBlocks(layout, BlockRun{}, global);
   ASSERT_EQ(whole.blocks.size(), layout.blocks.size());
   EXPECT_EQ(whole.byLevel, layout.byLevel);
-  EXPECT_EQ(whole.crossLevelSource, layout.crossLevelSource);
+  EXPECT_EQ(whole.crossLevelSides, layout.crossLevelSides);
   for (std::size_t b = 0; b < layout.blocks.size(); ++b) {
     EXPECT_EQ(global[b], static_cast<std::int32_t>(b));
     for (int r = 0; r < 64; ++r) EXPECT_EQ(whole.blocks[b].links[r].block, layout.blocks[b].links[r].block);
@@ -164,8 +164,8 @@ TEST(BlockShare, HeldBlocksAreTheRunThenTheBlocksItLinksToRenumbered) {
     if (h < own) EXPECT_EQ(global[static_cast<std::size_t>(h)], run.first + h);
     else EXPECT_FALSE(run.holds(global[static_cast<std::size_t>(h)]));  // a ghost
     EXPECT_EQ(block.level, original.level);
-    EXPECT_EQ(held.crossLevelSource[static_cast<std::size_t>(h)],
-              layout.crossLevelSource[static_cast<std::size_t>(global[static_cast<std::size_t>(h)])]);
+    EXPECT_EQ(held.crossLevelSides[static_cast<std::size_t>(h)],
+              layout.crossLevelSides[static_cast<std::size_t>(global[static_cast<std::size_t>(h)])]);
     for (int r = 0; r < 64; ++r) {
       const RegionLink& link = block.links[r];
       const RegionLink& was = original.links[r];

@@ -321,7 +321,7 @@ TEST(DistributedAmr, SnapshotsRestoresAndRegridsAreOneSolversOverRanks) {
   lacking.blocks.assign(1, 0);
   for (int parity = 0; parity < 2; ++parity) {
     lacking.snapshot.post[parity].resize(perBlock);
-    lacking.snapshot.pre[parity].resize(one.layout.crossLevelSource[0] ? perBlock : 0);
+    lacking.snapshot.pre[parity].resize(one.layout.crossLevelSource(0) ? perBlock : 0);
   }
   lacking.solid.resize(one.solid.empty() ? 0 : static_cast<std::size_t>(one.layout.pointsPerBlock()));
   EXPECT_THROW(AmrLbm(finer, settings, solid, lacking), std::invalid_argument);
