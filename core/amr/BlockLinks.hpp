@@ -54,7 +54,7 @@ constexpr int kCrossLevelReach = 2;
 
 namespace detail {
 // The sides (neighbourIndex bits) whose offset along `axis` is `component`.
-constexpr std::uint32_t sidesAlong(int axis, int component) {
+OCTO_HD constexpr std::uint32_t sidesAlong(int axis, int component) {
   std::uint32_t sides = 0;
   for (int side = 0; side < 27; ++side) {
     const int offset = (axis == 0 ? side : (axis == 1 ? side / 3 : side / 9)) % 3 - 1;
