@@ -132,6 +132,15 @@ TEST(BlockLinks, CrossLevelSourcesAreTheBlocksAtInterfaces) {
 }
 
 TEST(BlockLinks, TheCrossLevelReadsReachTwoPointsIntoTheSidesRead) {
+  for (int axis = 0; axis < 3; ++axis)
+    for (int component = -1; component <= 1; ++component)
+      for (int ox = -1; ox <= 1; ++ox)
+        for (int oy = -1; oy <= 1; ++oy)
+          for (int oz = -1; oz <= 1; ++oz) {
+            const int offset[3] = {ox, oy, oz};
+            EXPECT_EQ((detail::sidesAlong(axis, component) >> neighbourIndex(ox, oy, oz)) & 1u,
+                      offset[axis] == component ? 1u : 0u);
+          }
   const int B = 17;
   const std::uint32_t face = 1u << neighbourIndex(-1, 0, 0), edge = 1u << neighbourIndex(1, 1, 0);
   EXPECT_TRUE(crossLevelRead(face, {0, 8, 8}, B));
