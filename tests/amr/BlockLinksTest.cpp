@@ -131,6 +131,63 @@ TEST(BlockLinks, CrossLevelSourcesAreTheBlocksAtInterfaces) {
   EXPECT_EQ(sidesOf(BlockKey{1, 0, 0, 0}), 0u);
 }
 
+// Every point a block of another level may read of block `link.block` through a region of a block
+// lies where crossLevelRead says its pre-collision state is stored: from a finer block the point a
+// pull's source coincides with; from a coarser one the taps around a pull's source one step out
+// and around a point on the block's face (a point shared with the coarser block), up to the cubic
+// interpolation's four a side.
+void checkCrossLevelReads(const Octree& tree) {
+  const BlockLayout layout = leafBlocks(tree);
+  const int B = layout.blockNodes;
+  int reads = 0;
+  for (const BlockPlacement& block : layout.blocks)
+    for (int rz = 0; rz < 4; ++rz)
+      for (int ry = 0; ry < 4; ++ry)
+        for (int rx = 0; rx < 4; ++rx) {
+          const RegionLink& link = block.links[regionIndex(rx, ry, rz)];
+          if (isOwnRegion(rx, ry, rz) || link.block < 0 || link.levelShift == 0) continue;
+          const std::uint32_t sides = layout.crossLevelSides[static_cast<std::size_t>(link.block)];
+          const int region[3] = {rx, ry, rz};
+          int first[3], last[3];
+          for (int axis = 0; axis < 3; ++axis) {
+            first[axis] = region[axis] == 0 ? -1 : (region[axis] == 3 ? B : (region[axis] == 1 ? 0 : B / 2));
+            last[axis] = region[axis] == 0 ? 0 : (region[axis] == 3 ? B - 1 : (region[axis] == 1 ? B / 2 - 1 : B - 1));
+            if (link.levelShift > 0 && (region[axis] == 0 || region[axis] == 3)) last[axis] = first[axis];
+          }
+          for (int k = std::min(first[2], last[2]); k <= std::max(first[2], last[2]); ++k)
+            for (int j = std::min(first[1], last[1]); j <= std::max(first[1], last[1]); ++j)
+              for (int i = std::min(first[0], last[0]); i <= std::max(first[0], last[0]); ++i) {
+                const int s[3] = {i, j, k};
+                int low[3], high[3];
+                for (int axis = 0; axis < 3; ++axis) {
+                  if (link.levelShift > 0) {
+                    low[axis] = high[axis] = 2 * s[axis] + link.offset[axis];
+                  } else {
+                    const int doubled = s[axis] + link.offset[axis];
+                    low[axis] = std::max((doubled >> 1) - ((doubled & 1) ? 1 : 0), 0);
+                    high[axis] = std::min(((doubled + 1) >> 1) + ((doubled & 1) ? 1 : 0), B - 1);
+                  }
+                }
+                for (int c = low[2]; c <= high[2]; ++c)
+                  for (int b = low[1]; b <= high[1]; ++b)
+                    for (int a = low[0]; a <= high[0]; ++a) {
+                      ASSERT_TRUE(a >= 0 && a < B && b >= 0 && b < B && c >= 0 && c < B);
+                      ASSERT_TRUE(crossLevelRead(sides, {a, b, c}, B))
+                          << "block " << link.block << " point " << a << " " << b << " " << c << " read from level "
+                          << block.level;
+                      ++reads;
+                    }
+              }
+        }
+  EXPECT_GT(reads, 0);
+}
+
+TEST(BlockLinks, EveryCrossLevelReadLiesWhereThePreCollisionStateIsStored) {
+  checkCrossLevelReads(randomTree({2, 2, 2}, {false, false, false}, 3, 12, 7));
+  checkCrossLevelReads(randomTree({2, 1, 3}, {true, false, true}, 3, 12, 11));
+  checkCrossLevelReads(randomTree({1, 1, 1}, {true, true, true}, 4, 20, 5));
+}
+
 TEST(BlockLinks, TheCrossLevelReadsReachTwoPointsIntoTheSidesRead) {
   for (int axis = 0; axis < 3; ++axis)
     for (int component = -1; component <= 1; ++component)
