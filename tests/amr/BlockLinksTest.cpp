@@ -6,6 +6,7 @@
 #include <random>
 
 #include "amr/BlockLinks.hpp"
+#include "amr/BlockShare.hpp"
 
 using namespace octoflow::amr;
 
@@ -135,7 +136,7 @@ TEST(BlockLinks, CrossLevelSourcesAreTheBlocksAtInterfaces) {
 // lies where crossLevelRead says its pre-collision state is stored: from a finer block the point a
 // pull's source coincides with; from a coarser one the taps around a pull's source one step out
 // and around a point on the block's face (a point shared with the coarser block), up to the cubic
-// interpolation's four a side.
+// interpolation's four a side; and so do the points a rank sends for such a read.
 void checkCrossLevelReads(const Octree& tree) {
   const BlockLayout layout = leafBlocks(tree);
   const int B = layout.blockNodes;
@@ -147,6 +148,14 @@ void checkCrossLevelReads(const Octree& tree) {
           const RegionLink& link = block.links[regionIndex(rx, ry, rz)];
           if (isOwnRegion(rx, ry, rz) || link.block < 0 || link.levelShift == 0) continue;
           const std::uint32_t sides = layout.crossLevelSides[static_cast<std::size_t>(link.block)];
+          // What a rank sends of the block for this link (BlockShare's pointsRead, the reads grown
+          // by two points) lies there too: no message carries a value no step stored.
+          const BlockBox sent = pointsRead(link, B);
+          for (int k = sent.lo[2]; k <= sent.hi[2]; ++k)
+            for (int j = sent.lo[1]; j <= sent.hi[1]; ++j)
+              for (int i = sent.lo[0]; i <= sent.hi[0]; ++i)
+                ASSERT_TRUE(crossLevelRead(sides, {i, j, k}, B))
+                    << "block " << link.block << " point " << i << " " << j << " " << k << " sent to level " << block.level;
           const int region[3] = {rx, ry, rz};
           int first[3], last[3];
           for (int axis = 0; axis < 3; ++axis) {
