@@ -1061,9 +1061,34 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
             sourceOf.push_back(inserted.first->second);
           }
         }
+        // With whole blocks, where each interface point lies in the list (ShellLists::interfaceMapOf):
+        // the joined list holds the blocks' points in the order of the blocks.
+        std::vector<std::int32_t> interfaceMapOf, interfaceOfSurface;
+        if (blockKernel && !byKind[static_cast<int>(ShellKind::Interface)].empty()) {
+          std::int32_t next = 0;
+          for (std::size_t listed = 0; listed < members.size(); ++listed) {
+            if (members[listed] >= ownedCount_) continue;
+            const std::vector<ShellPoint>& points = sortedBlocks[listed].byKind[static_cast<int>(ShellKind::Interface)];
+            if (points.empty()) {
+              interfaceMapOf.push_back(-1);
+              continue;
+            }
+            const std::size_t first = interfaceOfSurface.size();
+            interfaceMapOf.push_back(static_cast<std::int32_t>(first));
+            interfaceOfSurface.resize(first + static_cast<std::size_t>(surfacePoints(B)), -1);
+            for (const ShellPoint& entry : points) {
+              const int x[3] = {entry.point % B, (entry.point / B) % B, entry.point / (B * B)};
+              interfaceOfSurface[first + static_cast<std::size_t>(surfaceIndex(x, B))] = next++;
+            }
+          }
+        }
         SortedShell buffers;
         buffers.around = uploaded(space, around);
         lists.around = buffers.around.data();
+        buffers.interfaceMapOf = uploaded(space, interfaceMapOf);
+        buffers.interfaceOfSurface = uploaded(space, interfaceOfSurface);
+        lists.interfaceMapOf = interfaceMapOf.empty() ? nullptr : buffers.interfaceMapOf.data();
+        lists.interfaceOfSurface = interfaceMapOf.empty() ? nullptr : buffers.interfaceOfSurface.data();
         buffers.points = uploaded(space, sorted);
         buffers.finerPoints = uploaded(space, finerPoints);
         buffers.sourceOf = uploaded(space, sourceOf);

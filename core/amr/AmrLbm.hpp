@@ -263,7 +263,7 @@ private:
   // FinerSources, InterfaceTapSums); for Whole, the blocks around each block.
   struct SortedShell {
     exec::Buffer<ShellPoint> points, finerPoints;
-    exec::Buffer<std::int32_t> sourceOf, around;
+    exec::Buffer<std::int32_t> sourceOf, around, interfaceMapOf, interfaceOfSurface;
     exec::Buffer<float> rebuilt;
     exec::Buffer<float> tapSums[2];  // InterfaceTapSums' two arrays
   };

@@ -32,27 +32,34 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
     }
     const std::int64_t inner =
         static_cast<std::int64_t>(state.blockNodes - 2) * (state.blockNodes - 2) * (state.blockNodes - 2);
+    const ShellPoint* linked = shells.points + shells.count[0];
+    const ShellPoint* interfacePoints = linked + shells.count[1];
+    const std::int64_t interfaceCount = shells.count[2];
+    // The interface points' coarse taps summed, at the level's first sub-step (the coarser level
+    // has just stepped; AmrLbm::stepLevel swapped the sums of the step before into `old`): on
+    // `tapsExecutor`, before the launch that reads them.
+    const auto sumTaps = [&](const Executor& tapsExecutor) {
+      if (!shells.sumTaps || interfaceCount == 0) return;
+      if (shells.oldSumsKept)
+        tapsExecutor.parallelFor(interfaceCount,
+                                 AmrCoarseTapsStep<L, C, false>{step, interfacePoints, interfaceCount, shells.tapSums});
+      else
+        tapsExecutor.parallelFor(interfaceCount,
+                                 AmrCoarseTapsStep<L, C, true>{step, interfacePoints, interfaceCount, shells.tapSums});
+    };
+    // With whole blocks, the interface points step in the block kernel (ShellLists::interfaceMapOf).
+    const bool interfacesInBlocks = kernel == AmrKernel::Whole && shells.interfaceMapOf != nullptr;
+    if (interfacesInBlocks) sumTaps(executor);
     if (kernel == AmrKernel::Whole)
-      executor.parallelFor(blockCount * state.pointCount(), AmrWholeBlockStep<L, C>{step, shells.around});
+      executor.parallelFor(blockCount * state.pointCount(), AmrWholeBlockStep<L, C>{step, shells});
     else
       executor.parallelFor(blockCount * inner, AmrInnerStep<L, C>{step});
     if (kernel == AmrKernel::Sorted || kernel == AmrKernel::Whole) {
-      const ShellPoint* linked = shells.points + shells.count[0];
       executor.parallelFor(shells.count[0], AmrShellKindStep<L, C, ShellKind::SameLevel>{step, shells.points, {}});
       shellExecutor.parallelFor(shells.finer.count, AmrFinerSourceStep<L, C>{step, shells.finer});
       shellExecutor.parallelFor(shells.count[1], AmrShellKindStep<L, C, ShellKind::Linked>{step, linked, shells.finer});
-      const ShellPoint* interfacePoints = linked + shells.count[1];
-      const std::int64_t interfaceCount = shells.count[2];
-      if (shells.sumTaps && interfaceCount > 0) {
-        // The level's first sub-step: the coarser level has just stepped (AmrLbm::stepLevel swapped
-        // the sums of the step before into `old`).
-        if (shells.oldSumsKept)
-          shellExecutor.parallelFor(interfaceCount,
-                                    AmrCoarseTapsStep<L, C, false>{step, interfacePoints, interfaceCount, shells.tapSums});
-        else
-          shellExecutor.parallelFor(interfaceCount,
-                                    AmrCoarseTapsStep<L, C, true>{step, interfacePoints, interfaceCount, shells.tapSums});
-      }
+      if (interfacesInBlocks) return;
+      sumTaps(shellExecutor);
       shellExecutor.parallelFor(interfaceCount, AmrInterfaceStep<L, C>{step, interfacePoints, interfaceCount, shells.tapSums});
       return;
     }

@@ -88,7 +88,29 @@ struct ShellLists {
   // kRestingWall, kOtherLevelOrOpenFace below): AmrWholeBlockStep steps every point whose pulls stay
   // on the level, and the lists above hold only the shell points it leaves (blocksAcross).
   const std::int32_t* around = nullptr;
+  // AmrKernel::Whole: where each interface point lies in the lists, so that AmrWholeBlockStep steps
+  // the interface points with the rest of their block (their writes fill the sectors the block's
+  // other points write: a kernel of their own wrote a third of each sector it touched). Per block
+  // of the level (in order): where its surfacePoints(B) entries in `interfaceOfSurface` start, or
+  // -1 where it has no interface point; an entry: the point's index among the interface points
+  // (InterfaceTapSums), or -1. Null on a level with no interface point.
+  const std::int32_t* interfaceMapOf = nullptr;
+  const std::int32_t* interfaceOfSurface = nullptr;
 };
+
+// The points on a block's faces (B points a side): B^3 - (B - 2)^3.
+OCTO_HD constexpr std::int64_t surfacePoints(int B) {
+  return std::int64_t{B} * B * B - std::int64_t{B - 2} * (B - 2) * (B - 2);
+}
+
+// Where point x on a block's faces lies among them (0 .. surfacePoints(B) - 1): the two z faces,
+// then the two y faces without their z rows, then the two x faces without their y and z rows.
+OCTO_HD OCTO_INLINE int surfaceIndex(const int (&x)[3], int B) {
+  if (x[2] == 0 || x[2] == B - 1) return (x[2] == 0 ? 0 : B * B) + x[0] + B * x[1];
+  const int zFaces = 2 * B * B, yFace = B * (B - 2);
+  if (x[1] == 0 || x[1] == B - 1) return zFaces + (x[1] == 0 ? 0 : yFace) + x[0] + B * (x[2] - 1);
+  return zFaces + 2 * yFace + (x[0] == 0 ? 0 : (B - 2) * (B - 2)) + (x[1] - 1) + (B - 2) * (x[2] - 1);
+}
 
 // An entry of the table of the 27 blocks around a block (ShellLists::around, neighbourIndex order,
 // the block itself at 13): the block of its level on that side, or one of these.
@@ -443,6 +465,19 @@ struct AmrLevelStep {
     finishPoint(block, state.sourceSlot[block], n, g);
   }
 
+  // The same for interface point `index` of the level's `count` (its sums in `sums`).
+  OCTO_HD OCTO_INLINE void finishInterfacePoint(std::int32_t block, std::int64_t n, const InterfaceTapSums& sums,
+                                                std::int64_t count, std::int64_t index) const {
+    const bool withOld = timeWeight + 0.5f < 1.0f;
+    float now[L::Q], old[L::Q];
+    OCTO_UNROLL
+    for (int q = 0; q < L::Q; ++q) {
+      now[q] = sums.now[q * count + index];
+      old[q] = withOld ? sums.old[q * count + index] : 0.0f;
+    }
+    finishInterfacePoint(block, n, now, old);
+  }
+
   // The link to a coarser block that holds point x of this block, when x lies on this block's
   // face, edge or corner shared with one (null otherwise).
   OCTO_HD const RegionLink* coarserHolder(const BlockPlacement& placement, const int (&x)[3]) const {
@@ -721,9 +756,20 @@ struct AmrWholeBlockStep {
   AmrLevelStep<L, C> step;
   const std::int32_t* around = nullptr;  // ShellLists::around
   CubeIndexer points;                    // B points a side
+  // The level's interface points (ShellLists::interfaceMapOf, interfaceOfSurface, tapSums, count).
+  const std::int32_t* interfaceMapOf = nullptr;
+  const std::int32_t* interfaceOfSurface = nullptr;
+  InterfaceTapSums tapSums;
+  std::int64_t interfaceCount = 0;
 
-  AmrWholeBlockStep(const AmrLevelStep<L, C>& levelStep, const std::int32_t* neighbours)
-      : step(levelStep), around(neighbours), points(CubeIndexer::of(levelStep.state.blockNodes)) {}
+  AmrWholeBlockStep(const AmrLevelStep<L, C>& levelStep, const ShellLists& shells)
+      : step(levelStep),
+        around(shells.around),
+        points(CubeIndexer::of(levelStep.state.blockNodes)),
+        interfaceMapOf(shells.interfaceMapOf),
+        interfaceOfSurface(shells.interfaceOfSurface),
+        tapSums(shells.tapSums),
+        interfaceCount(shells.count[static_cast<int>(ShellKind::Interface)]) {}
 
   OCTO_HD void operator()(std::int64_t index) const {
     const AmrLbmLevels& state = step.state;
@@ -737,7 +783,16 @@ struct AmrWholeBlockStep {
     int x[3];
     points.coordinates(n, x);
     std::int32_t across[8];
-    if (!blocksAcross(around + 27 * static_cast<std::int64_t>(listed), block, x, B, across)) return;
+    if (!blocksAcross(around + 27 * static_cast<std::int64_t>(listed), block, x, B, across)) {
+      // A point shared with a coarser block (its state from the coarse taps' sums); any other the
+      // sorted lists step.
+      if (!interfaceMapOf) return;
+      const std::int32_t first = interfaceMapOf[listed];
+      if (first < 0) return;
+      const std::int32_t interfaceIndex = interfaceOfSurface[first + surfaceIndex(x, B)];
+      if (interfaceIndex >= 0) step.finishInterfacePoint(block, n, tapSums, interfaceCount, interfaceIndex);
+      return;
+    }
     float g[L::Q];
     if (state.solid) {
       if (state.solid[static_cast<std::int64_t>(block) * count + n]) return;
@@ -898,14 +953,7 @@ struct AmrInterfaceStep {
 
   OCTO_HD void operator()(std::int64_t index) const {
     const ShellPoint entry = points[index];
-    const bool withOld = step.timeWeight + 0.5f < 1.0f;
-    float now[L::Q], old[L::Q];
-    OCTO_UNROLL
-    for (int q = 0; q < L::Q; ++q) {
-      now[q] = sums.now[q * count + index];
-      old[q] = withOld ? sums.old[q * count + index] : 0.0f;
-    }
-    step.finishInterfacePoint(entry.block, entry.point, now, old);
+    step.finishInterfacePoint(entry.block, entry.point, sums, count, index);
   }
 };
 

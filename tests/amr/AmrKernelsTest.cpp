@@ -176,6 +176,24 @@ TEST(AmrLbm, BlocksSteppedWholeComputeWhatTheNaiveKernelComputes) {
   EXPECT_EQ(velocity[0], velocity[1]);
 }
 
+TEST(AmrLbm, EveryFacePointOfABlockHasItsOwnSurfaceIndex) {
+  // surfaceIndex numbers the points on a block's faces 0 .. surfacePoints(B) - 1, each once (the
+  // whole-block kernel finds an interface point's sums through it).
+  for (const int B : {3, 4, 5, 17, 33}) {
+    std::vector<int> seen(static_cast<std::size_t>(surfacePoints(B)), 0);
+    for (int k = 0; k < B; ++k)
+      for (int j = 0; j < B; ++j)
+        for (int i = 0; i < B; ++i) {
+          if (i != 0 && j != 0 && k != 0 && i != B - 1 && j != B - 1 && k != B - 1) continue;
+          const int index = surfaceIndex({i, j, k}, B);
+          ASSERT_GE(index, 0) << B << ": " << i << " " << j << " " << k;
+          ASSERT_LT(index, surfacePoints(B)) << B << ": " << i << " " << j << " " << k;
+          ++seen[static_cast<std::size_t>(index)];
+        }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), surfacePoints(B)) << B << " points a side";
+  }
+}
+
 TEST(AmrLbm, TrtAndMrtGiveTheSameBitsWithWholeBlocksAndSortedShells) {
   // The whole-block and sorted kernels with TRT and MRT on both levels of the whole-blocks tree
   // (cross-level rebuilds with the operator's own rescale, a sphere, walls, a body force): the same
