@@ -21,8 +21,16 @@ std::uint32_t sideRead(const RegionLink& link, const int (&direction)[3], int bl
   for (int axis = 0; axis < 3; ++axis) {
     if (direction[axis] == 0) continue;
     const int beyond = direction[axis] < 0 ? -1 : blockNodes;  // the region's points on this axis
-    const int doubled = link.levelShift > 0 ? 2 * (2 * beyond + link.offset[axis]) : beyond + link.offset[axis];
-    const int low = doubled >> 1, high = (doubled + 1) >> 1;  // in the block read: on or between these
+    // Where they lie in the block read: a finer block's point 2 beyond + offset; in a coarser block
+    // (beyond + offset) / 2, on a point or halfway between two.
+    int low, high;
+    if (link.levelShift > 0) {
+      low = high = 2 * beyond + link.offset[axis];
+    } else {
+      const int doubled = beyond + link.offset[axis];
+      low = doubled >> 1;
+      high = (doubled + 1) >> 1;
+    }
     if (low <= kCrossLevelReach) side[axis] = -1;
     else if (high >= blockNodes - 1 - kCrossLevelReach) side[axis] = 1;
   }
