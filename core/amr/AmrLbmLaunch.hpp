@@ -47,8 +47,10 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
         tapsExecutor.parallelFor(interfaceCount,
                                  AmrCoarseTapsStep<L, C, true>{step, interfacePoints, interfaceCount, shells.tapSums});
     };
-    // With whole blocks, the interface points step in the block kernel (ShellLists::interfaceMapOf).
-    const bool interfacesInBlocks = kernel == AmrKernel::Whole && shells.interfaceMapOf != nullptr;
+    // With whole blocks, the interface points step in the block kernel (ShellLists::interfaceMapOf;
+    // BGK only: AmrWholeBlockStep::kStepsInterfacePoints).
+    const bool interfacesInBlocks = kernel == AmrKernel::Whole && shells.interfaceMapOf != nullptr &&
+                                    AmrWholeBlockStep<L, C>::kStepsInterfacePoints;
     if (interfacesInBlocks) sumTaps(executor);
     if (kernel == AmrKernel::Whole)
       executor.parallelFor(blockCount * state.pointCount(), AmrWholeBlockStep<L, C>{step, shells});

@@ -762,6 +762,12 @@ struct AmrWholeBlockStep {
   InterfaceTapSums tapSums;
   std::int64_t interfaceCount = 0;
 
+  // The interface points step here with BGK only: with TRT and MRT their rescale across levels
+  // raises the kernel's registers (ptxas, sm_90: D3Q27 MRT 108 -> 140, TRT 88 -> 106; D3Q19 MRT
+  // 72 -> 95, TRT 64 -> 80), fewer blocks an SM for every point, so their own kernel steps them
+  // (AmrInterfaceStep).
+  static constexpr bool kStepsInterfacePoints = std::is_same_v<C, lbm::Bgk>;
+
   AmrWholeBlockStep(const AmrLevelStep<L, C>& levelStep, const ShellLists& shells)
       : step(levelStep),
         around(shells.around),
@@ -786,11 +792,13 @@ struct AmrWholeBlockStep {
     if (!blocksAcross(around + 27 * static_cast<std::int64_t>(listed), block, x, B, across)) {
       // A point shared with a coarser block (its state from the coarse taps' sums); any other the
       // sorted lists step.
-      if (!interfaceMapOf) return;
-      const std::int32_t first = interfaceMapOf[listed];
-      if (first < 0) return;
-      const std::int32_t interfaceIndex = interfaceOfSurface[first + surfaceIndex(x, B)];
-      if (interfaceIndex >= 0) step.finishInterfacePoint(block, n, tapSums, interfaceCount, interfaceIndex);
+      if constexpr (kStepsInterfacePoints) {
+        if (!interfaceMapOf) return;
+        const std::int32_t first = interfaceMapOf[listed];
+        if (first < 0) return;
+        const std::int32_t interfaceIndex = interfaceOfSurface[first + surfaceIndex(x, B)];
+        if (interfaceIndex >= 0) step.finishInterfacePoint(block, n, tapSums, interfaceCount, interfaceIndex);
+      }
       return;
     }
     float g[L::Q];
