@@ -983,6 +983,11 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
   host.solid = solidPoints.empty() ? nullptr : solidPoints.data();
   const int B = held_.blockNodes;
   const exec::MemorySpace space = exec::workingSpace(settings_.backend);
+  bool interfacesInBlocks = false;
+  withAmrModel(settings_.lattice, settings_.collision, [&](auto lattice, auto collision) {
+    interfacesInBlocks = settings_.kernel == AmrKernel::Whole &&
+                         AmrWholeBlockStep<decltype(lattice), decltype(collision)>::kStepsInterfacePoints;
+  });
   lbm::withLattice(settings_.lattice, [&](auto lattice) {
     using L = decltype(lattice);
     if constexpr (L::dimensions == 3) {
@@ -1061,10 +1066,11 @@ void AmrLbm::sortShells(const std::vector<std::uint8_t>& solidPoints) {
             sourceOf.push_back(inserted.first->second);
           }
         }
-        // With whole blocks, where each interface point lies in the list (ShellLists::interfaceMapOf):
-        // the joined list holds the blocks' points in the order of the blocks.
+        // Where the block kernel steps the interface points (AmrWholeBlockStep::kStepsInterfacePoints),
+        // where each lies in the list (ShellLists::interfaceMapOf): the joined list holds the blocks'
+        // points in the order of the blocks.
         std::vector<std::int32_t> interfaceMapOf, interfaceOfSurface;
-        if (blockKernel && !byKind[static_cast<int>(ShellKind::Interface)].empty()) {
+        if (interfacesInBlocks && !byKind[static_cast<int>(ShellKind::Interface)].empty()) {
           std::int32_t next = 0;
           for (std::size_t listed = 0; listed < members.size(); ++listed) {
             if (members[listed] >= ownedCount_) continue;

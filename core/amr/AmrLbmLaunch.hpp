@@ -47,10 +47,9 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
         tapsExecutor.parallelFor(interfaceCount,
                                  AmrCoarseTapsStep<L, C, true>{step, interfacePoints, interfaceCount, shells.tapSums});
     };
-    // With whole blocks, the interface points step in the block kernel (ShellLists::interfaceMapOf;
-    // BGK only: AmrWholeBlockStep::kStepsInterfacePoints).
-    const bool interfacesInBlocks = kernel == AmrKernel::Whole && shells.interfaceMapOf != nullptr &&
-                                    AmrWholeBlockStep<L, C>::kStepsInterfacePoints;
+    // With whole blocks, the interface points step in the block kernel where AmrLbm made their map
+    // (ShellLists::interfaceMapOf: BGK only, AmrWholeBlockStep::kStepsInterfacePoints).
+    const bool interfacesInBlocks = kernel == AmrKernel::Whole && shells.interfaceMapOf != nullptr;
     if (interfacesInBlocks) sumTaps(executor);
     if (kernel == AmrKernel::Whole)
       executor.parallelFor(blockCount * state.pointCount(), AmrWholeBlockStep<L, C>{step, shells});

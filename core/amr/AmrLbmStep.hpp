@@ -88,12 +88,13 @@ struct ShellLists {
   // kRestingWall, kOtherLevelOrOpenFace below): AmrWholeBlockStep steps every point whose pulls stay
   // on the level, and the lists above hold only the shell points it leaves (blocksAcross).
   const std::int32_t* around = nullptr;
-  // AmrKernel::Whole: where each interface point lies in the lists, so that AmrWholeBlockStep steps
-  // the interface points with the rest of their block (their writes fill the sectors the block's
-  // other points write: a kernel of their own wrote a third of each sector it touched). Per block
-  // of the level (in order): where its surfacePoints(B) entries in `interfaceOfSurface` start, or
-  // -1 where it has no interface point; an entry: the point's index among the interface points
-  // (InterfaceTapSums), or -1. Null on a level with no interface point.
+  // AmrKernel::Whole with BGK (AmrWholeBlockStep::kStepsInterfacePoints): where each interface
+  // point lies in the lists, so that AmrWholeBlockStep steps the interface points with the rest of
+  // their block (their writes fill the sectors the block's other points write: a kernel of their
+  // own wrote a third of each sector it touched). Per block of the level (in order): where its
+  // surfacePoints(B) entries in `interfaceOfSurface` start, or -1 where it has no interface point;
+  // an entry: the point's index among the interface points (InterfaceTapSums), or -1. Null on a
+  // level with no interface point, and with TRT and MRT.
   const std::int32_t* interfaceMapOf = nullptr;
   const std::int32_t* interfaceOfSurface = nullptr;
 };
