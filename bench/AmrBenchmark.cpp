@@ -31,7 +31,7 @@ namespace octoflow::bench {
 namespace {
 
 struct AmrFlags {
-  std::string backend = "auto", lattice = "D3Q27", kernel = "whole";
+  std::string backend = "auto", lattice = "D3Q27", kernel = "whole", collision = "bgk", les = "none";
   int leaves = 8, levels = 1, leafCells = 16, regrids = 0;
   long long steps = 0;
   bool digest = false;
@@ -145,6 +145,11 @@ int runAmrBenchmark(const AmrFlags& flags) {
   if (!amr::amrKernelNamed(flags.kernel, settings.kernel))
     throw InputError("--kernel", "", "expected naive, split, streams, classes, sorted or whole, got '" + flags.kernel + "'");
   settings.lattice = lattice;
+  settings.collision = collisionOption(flags.collision);
+  settings.les = lbm::Les{lesOption(flags.les)};
+  if (settings.les.model == lbm::LesModel::Csm) settings.les.constant = lbm::Les::kCsmConstant;
+  if (!amr::amrKernelRuns(settings.kernel, settings.collision))
+    throw InputError("--kernel", "", "the " + flags.kernel + " kernel runs bgk only: use whole or sorted with " + flags.collision);
   settings.tau = 0.6;
   settings.backend = backend;
   settings.leafCells = flags.leafCells;
@@ -201,8 +206,9 @@ int runAmrBenchmark(const AmrFlags& flags) {
     if (flags.regrids > 0) timeRegrids(owner, tree, coarser, settings, flags.regrids, root);
     return 0;
   }
-  std::printf("octree LBM %s %s, %d^3 leaves of %d^3, %d level(s), %zu blocks, periodic, FP32, %s kernel%s\n",
-              flags.lattice.c_str(), exec::backendName(backend), flags.leaves, flags.leafCells + 1, local.levels(),
+  std::printf("octree LBM %s %s%s%s %s, %d^3 leaves of %d^3, %d level(s), %zu blocks, periodic, FP32, %s kernel%s\n",
+              flags.lattice.c_str(), flags.collision.c_str(), flags.les == "none" ? "" : " les=", flags.les == "none" ? "" : flags.les.c_str(),
+              exec::backendName(backend), flags.leaves, flags.leafCells + 1, local.levels(),
               layout.blocks.size(), flags.kernel.c_str(), ranks > 1 ? (", " + std::to_string(ranks) + " ranks").c_str() : "");
   std::printf("  %lld steps in %.3f s: %.3f ms a step, %.1f MLUPS (%.0f point updates a step), %.1f %% of the copy "
               "roofline (%.0f GB/s%s, %.0f B an update)\n",
@@ -255,6 +261,8 @@ std::function<int()> defineAmrBenchmark(CLI::App& command) {
                      "templated position classes, one launch) | sorted (the shell points sorted by kind: same level, linked, "
                      "interface; one launch a kind) | whole (blocks among blocks of their level stepped whole, "
                      "a thread a point; the others sorted; default)");
+  command.add_option("--collision", flags->collision, "bgk (default) | trt | mrt");
+  command.add_option("--les", flags->les, "none (default) | smagorinsky | csm (one process only)");
   command.add_option("--steps", flags->steps, "timed steps of level 0 (default: about a second)");
   command.add_option("--regrids", flags->regrids,
                      "then time this many regrids (the state to the host, the new octree's solver adopting it) between "

@@ -1,5 +1,7 @@
 #include "BenchmarkCommands.hpp"
 
+#include "common/Error.hpp"
+
 namespace octoflow::bench {
 
 const std::vector<BenchmarkCommand>& benchmarkCommands() {
@@ -19,6 +21,20 @@ const std::vector<BenchmarkCommand>& benchmarkCommands() {
        &defineNsBenchmark},
   };
   return commands;
+}
+
+lbm::CollisionKind collisionOption(const std::string& value) {
+  if (value == "bgk") return lbm::CollisionKind::Bgk;
+  if (value == "trt") return lbm::CollisionKind::Trt;
+  if (value == "mrt") return lbm::CollisionKind::Mrt;
+  throw InputError("--collision", "", "expected bgk, trt or mrt, got '" + value + "'");
+}
+
+lbm::LesModel lesOption(const std::string& value) {
+  if (value == "none") return lbm::LesModel::None;
+  if (value == "smagorinsky") return lbm::LesModel::Smagorinsky;
+  if (value == "csm") return lbm::LesModel::Csm;
+  throw InputError("--les", "", "expected none, smagorinsky or csm, got '" + value + "'");
 }
 
 }  // namespace octoflow::bench

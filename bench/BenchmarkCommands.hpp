@@ -4,7 +4,10 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "lbm/Collision.hpp"
 
 namespace octoflow::bench {
 
@@ -17,6 +20,11 @@ struct BenchmarkCommand {
 };
 
 const std::vector<BenchmarkCommand>& benchmarkCommands();
+
+// The values of the LBM benchmarks' --collision (bgk | trt | mrt) and --les (none | smagorinsky |
+// csm) options; anything else raises InputError naming the option.
+lbm::CollisionKind collisionOption(const std::string& value);
+lbm::LesModel lesOption(const std::string& value);
 
 // Each benchmark's definition (in its own source).
 std::function<int()> defineLbmBenchmark(CLI::App& command);

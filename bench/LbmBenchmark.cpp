@@ -399,19 +399,11 @@ std::array<int, 3> parseBlock(const std::string& text, int dimensions) {
 int runLbmBenchmarkCommand(const LbmBenchmarkFlags& flags) {
   LbmBenchmarkOptions options;
   options.lattice = parseLattice(flags.lattice);
-  if (flags.collision != "bgk" && flags.collision != "trt" && flags.collision != "mrt")
-    throw InputError("--collision", "", "expected bgk, trt or mrt, got '" + flags.collision + "'");
-  options.collision = flags.collision == "trt"   ? lbm::CollisionKind::Trt
-                      : flags.collision == "mrt" ? lbm::CollisionKind::Mrt
-                                                 : lbm::CollisionKind::Bgk;
+  options.collision = collisionOption(flags.collision);
   if (flags.storage != "fp32" && flags.storage != "fp16")
     throw InputError("--storage", "", "expected fp32 or fp16, got '" + flags.storage + "'");
   options.storage = flags.storage == "fp16" ? lbm::StorageKind::Fp16 : lbm::StorageKind::Fp32;
-  if (flags.les != "none" && flags.les != "smagorinsky" && flags.les != "csm")
-    throw InputError("--les", "", "expected none, smagorinsky or csm, got '" + flags.les + "'");
-  options.les = flags.les == "smagorinsky" ? lbm::LesModel::Smagorinsky
-                : flags.les == "csm"       ? lbm::LesModel::Csm
-                                           : lbm::LesModel::None;
+  options.les = lesOption(flags.les);
   options.backend = exec::resolveBackend(exec::parseBackendChoice(flags.backend, "--backend"));
   if (flags.size < 0) throw InputError("--size", "", "expected a positive integer");
   if (flags.steps < 0) throw InputError("--steps", "", "expected a positive integer");

@@ -185,6 +185,14 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
     state_.pre[parity] = pre_[parity].data();
   }
   moments_ = exec::Buffer<float>(space, 4 * blockCount * static_cast<std::size_t>(points));
+  if (settings.les.model == lbm::LesModel::Csm) {
+    // A point's gradient reads its neighbours in the blocks of its level around it as they are
+    // before its step; over ranks those of another rank are not at hand then.
+    if (static_cast<std::size_t>(ownedCount_) != wholeCount)
+      throw std::invalid_argument("the octree LBM runs the CSM model on one process, not over MPI ranks");
+    eddy_ = exec::Buffer<float>(space, blockCount * static_cast<std::size_t>(points));
+    state_.eddy = eddy_.data();
+  }
   state_.blocks = blocks_.data();
   state_.sourceSlot = sourceSlot_.data();
   state_.crossLevelSides = crossLevelSides_.data();
@@ -256,6 +264,12 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
   ShellLists& shells = shells_[static_cast<std::size_t>(level)];
   shells.sumTaps = timeWeight == 0.0f;
   if (shells.sumTaps) std::swap(shells.tapSums.now, shells.tapSums.old);
+  if (state_.eddy) {
+    // CSM: a level's eddy part from its state before it steps, and the finer level's, which this
+    // level's pulls from it read: the finer level's first sub-step starts from that same state.
+    if (level == 0 || timeWeight != 0.0f) makeEddy(level);
+    if (level + 1 < layout_.levels) makeEddy(level + 1);
+  }
   if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
     if (settings_.backend == exec::Backend::Cuda)
@@ -269,6 +283,27 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
   if (shells.sumTaps) shells.oldSumsKept = true;
   state_.parity[level] = 1 - state_.parity[level];
   if (levelStepped_) levelStepped_(level);
+}
+
+void AmrLbm::makeEddy(int level) {
+  const exec::Buffer<std::int32_t>& blocks = levelBlocks_[static_cast<std::size_t>(level)];
+  const std::int64_t count = static_cast<std::int64_t>(blocks.size());
+  if (count == 0) return;
+  const float constant = settings_.les.constant;
+#if OCTOFLOW_HAVE_CUDA
+  if (settings_.backend == exec::Backend::Cuda) {
+    detail::eddyCuda(settings_.lattice, state_, blocks.data(), count, level, constant);
+    return;
+  }
+#endif
+  detail::eddyCpu(settings_.lattice, state_, blocks.data(), count, level, constant);
+}
+
+void AmrLbm::fetchEddyRelaxation(std::vector<float>& eddy) {
+  if (!state_.eddy) throw std::logic_error("AmrLbm::fetchEddyRelaxation: the solver runs no CSM model");
+  for (int level = 0; level < layout_.levels; ++level) makeEddy(level);
+  eddy.resize(eddy_.size());
+  eddy_.copyTo(eddy.data(), eddy.size());
 }
 
 void AmrLbm::advanceLevel(int level, float timeWeight) {

@@ -117,6 +117,9 @@ public:
   void onLevelStepped(std::function<void(int level)> stepped) { levelStepped_ = std::move(stepped); }
   // What the steps read and write, where the solver lives (device pointers on CUDA).
   const AmrLbmLevels& workingState() const { return state_; }
+  // With the CSM model (les = "csm"): what it adds to each point's relaxation time (3 nu_t in the
+  // lattice units of the point's level), from the current state, per point of the blocks held.
+  void fetchEddyRelaxation(std::vector<float>& eddy);
   // The pre-collision slot of a block (AmrLbmLevels::sourceSlot), or -1.
   std::int32_t sourceSlot(int block) const { return slots_[static_cast<std::size_t>(block)]; }
 
@@ -241,6 +244,8 @@ private:
   void forgetTapSums();
   void stepLevel(int level, float timeWeight);
   void advanceLevel(int level, float timeWeight);
+  // CSM: the eddy part of the relaxation time of `level`'s points from its current state (AmrEddyStep).
+  void makeEddy(int level);
 
   Octree octree_;
   AmrLbmSettings settings_;
@@ -257,6 +262,7 @@ private:
   exec::Buffer<std::uint8_t> solid_;
   exec::Buffer<float> post_[2];
   exec::Buffer<float> pre_[2];
+  exec::Buffer<float> eddy_;  // CSM only (AmrLbmLevels::eddy)
   std::vector<exec::Buffer<std::int32_t>> levelBlocks_;
   // Per level, for AmrKernel::Sorted and Whole: the shell points sorted by kind, the finer
   // sources of the linked ones and the sums of the interface points' coarse taps (ShellLists,
@@ -332,6 +338,8 @@ void stepLevelCpu(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKer
                   const AmrLbmLevels& state,
                   const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
                   const ShellLists& shells);
+void eddyCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks, std::int64_t blockCount,
+             int level, float constant);
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 struct PointGather;
 void gatherCpu(const PointGather& gather, std::int64_t count);
@@ -343,6 +351,8 @@ void stepLevelCuda(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKe
                   const AmrLbmLevels& state,
                    const std::int32_t* levelBlocks, std::int64_t blockCount, int level, float timeWeight,
                    const ShellLists& shells);
+void eddyCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks, std::int64_t blockCount,
+             int level, float constant);
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out);
 void gatherCuda(const PointGather& gather, std::int64_t count);
 void adoptPointsCuda(lbm::LatticeKind lattice, const AdoptArrays& arrays, std::int64_t count);

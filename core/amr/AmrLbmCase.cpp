@@ -193,9 +193,13 @@ std::string AmrLbmCase::describe() const {
   const long long solid = std::count(solidPoints.begin(), solidPoints.end(), std::uint8_t{1});
   char text[400];
   std::snprintf(text, sizeof text,
-                "%s %s on an octree: %d level(s), %zu leaves of %d^3 points (%s a level), %.3g points, %lld in "
+                "%s %s%s on an octree: %d level(s), %zu leaves of %d^3 points (%s a level), %.3g points, %lld in "
                 "obstacles, tau %.4g at level 0, %s kernels",
-                lbm::latticeName(flow.config.lattice), lbm::collisionName(flow.config.collision), layout.levels, layout.blocks.size(), layout.blockNodes, levels.c_str(),
+                lbm::latticeName(flow.config.lattice), lbm::collisionName(flow.config.collision),
+                flow.config.les.model == lbm::LesModel::Csm           ? " + CSM"
+                : flow.config.les.model == lbm::LesModel::Smagorinsky ? " + Smagorinsky"
+                                                                      : "",
+                layout.levels, layout.blocks.size(), layout.blockNodes, levels.c_str(),
                 points, solid,
                 static_cast<double>(flow.config.tau),
                 amrKernelName(kernel));
@@ -243,11 +247,6 @@ std::unique_ptr<sim::SolverCase> parseAmrLbmCase(const CaseReader& reader, io::C
     reader.fail("lbm.blocking", "temporal blocking runs the uniform LBM (case.solver = \"lbm\"), not the octree");
   if (lbm::latticeDimensions(config.lattice) != 3)
     reader.fail("lbm.lattice", "the octree LBM runs D3Q19 or D3Q27 (3D domains)");
-  // CSM's eddy viscosity needs the velocity gradient by finite differences, which the octree's
-  // kernels do not compute: without it the model would silently be no model.
-  if (config.les.model == lbm::LesModel::Csm)
-    reader.fail("lbm.les", "the octree LBM runs les = \"none\" or \"smagorinsky\"; \"csm\" (it needs the velocity "
-                           "gradient) runs with case.solver = \"lbm\"");
   if (config.storage != lbm::StorageKind::Fp32) reader.fail("lbm.storage", "the octree LBM stores \"fp32\"");
   readAmrTable(reader, *result);
   const Index leaf = result->leafCells;

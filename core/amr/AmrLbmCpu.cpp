@@ -12,6 +12,11 @@ void stepLevelCpu(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKer
               shells);
 }
 
+void eddyCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks, std::int64_t blockCount,
+             int level, float constant) {
+  eddyOn(exec::CpuExecutor{}, lattice, state, levelBlocks, blockCount, level, constant);
+}
+
 void momentsCpu(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out) {
   momentsOn(exec::CpuExecutor{}, lattice, state, blockCount, out);
 }

@@ -44,6 +44,12 @@ void stepLevelCuda(lbm::LatticeKind lattice, lbm::CollisionKind collision, AmrKe
               timeWeight, shells);
 }
 
+// On the default stream: it waits for the level steps before on the two streams, and they wait for it.
+void eddyCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks, std::int64_t blockCount,
+              int level, float constant) {
+  eddyOn(exec::CudaExecutor{}, lattice, state, levelBlocks, blockCount, level, constant);
+}
+
 void momentsCuda(lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount, float* out) {
   momentsOn(exec::CudaExecutor{}, lattice, state, blockCount, out);
 }

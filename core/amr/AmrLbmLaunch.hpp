@@ -81,6 +81,16 @@ void stepLevelOn(const Executor& executor, const Executor& shellExecutor, lbm::L
   });
 }
 
+// The CSM model's part of the relaxation time of a level's points (AmrEddyStep).
+template <class Executor>
+void eddyOn(const Executor& executor, lbm::LatticeKind lattice, const AmrLbmLevels& state, const std::int32_t* levelBlocks,
+            std::int64_t blockCount, int level, float constant) {
+  withAmrLattice(lattice, [&](auto kind) {
+    using L = decltype(kind);
+    executor.parallelFor(blockCount * state.pointCount(), AmrEddyStep<L>{state, levelBlocks, level, constant});
+  });
+}
+
 template <class Executor>
 void momentsOn(const Executor& executor, lbm::LatticeKind lattice, const AmrLbmLevels& state, std::int64_t blockCount,
                float* out) {

@@ -174,6 +174,10 @@ struct AmrLbmLevels {
   lbm::FaceBoundaries faces;
   bool faceRules = false;
   std::int32_t domainCells[3] = {0, 0, 0};
+  // The CSM model (les = "csm"): per point of every block, what its eddy viscosity adds to the
+  // relaxation time, 3 nu_t in its level's lattice units (AmrEddyStep makes it before a level
+  // steps); null without CSM.
+  float* eddy = nullptr;
 
   template <class C>
   OCTO_HD const C& collision() const {
@@ -401,12 +405,26 @@ struct AmrLevelStep {
     }
   }
 
-  // Collides with this level's relaxation time. The operator is copied: read through a reference
-  // into the kernel's parameters, nvcc doubled the registers of the whole-block and inner kernels
-  // (64 to 128 for D3Q27) and slowed them by 30 %.
-  OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q]) const {
+  // Collides with relaxation time `tau` (relaxationTime). The operator is copied: read through a
+  // reference into the kernel's parameters, nvcc doubled the registers of the whole-block and inner
+  // kernels (64 to 128 for D3Q27) and slowed them by 30 %.
+  OCTO_HD OCTO_INLINE void collide(float (&g)[L::Q], float tau) const {
     const C collision = state.template collision<C>();
-    collision.template collideAt<L>(state.tau[level], g, state.acceleration[level]);
+    collision.template collideAt<L>(tau, g, state.acceleration[level]);
+  }
+
+  // The relaxation time of point n of `block` (of this level): the level's, with CSM plus the
+  // point's eddy part.
+  OCTO_HD OCTO_INLINE float relaxationTime(std::int64_t block, std::int64_t n) const {
+    return state.eddy ? state.tau[level] + state.eddy[block * state.pointCount() + n] : state.tau[level];
+  }
+
+  // The relaxation time a point of the finer block `fineBlock` is collided with on this level (a
+  // source rebuilt for a coarse point's pull): with CSM its eddy part made this level's, twice the
+  // finer one (nu_t = C |S| in lattice units, and |S| doubles with the time step).
+  OCTO_HD OCTO_INLINE float relaxationTimeOfFiner(std::int32_t fineBlock, int c0, int c1, int c2) const {
+    return state.eddy ? state.tau[level] + 2.0f * state.eddy[fineBlock * state.pointCount() + state.point(c0, c1, c2)]
+                      : state.tau[level];
   }
 
   // The post-collision populations, on this level, of point c of the finer block `fineBlock` (a
@@ -416,7 +434,7 @@ struct AmrLevelStep {
     for (int r = 0; r < L::Q; ++r) set[r] = 0.0f;
     addPreCollision(set, fineBlock, level + 1, c0, c1, c2, 1.0f, -1.0f);
     rescaleToLevel(1, set);
-    collide(set);
+    collide(set, relaxationTimeOfFiner(fineBlock, c0, c1, c2));
   }
 
   // f*_q at point s of this level, rebuilt from another level (`solid`: the source is solid, the
@@ -426,11 +444,16 @@ struct AmrLevelStep {
     float value;
     bool solid;
   };
-  OCTO_HD OCTO_NOINLINE Rebuilt crossLevelPopulation(int q, const RegionLink& link, int sx, int sy, int sz) const {
+  // A source on a finer level is collided as rebuiltFromFiner does it; one interpolated from a
+  // coarser level with the relaxation time of the point pulling it (point n of `block`).
+  OCTO_HD OCTO_NOINLINE Rebuilt crossLevelPopulation(int q, const RegionLink& link, int sx, int sy, int sz,
+                                                     std::int32_t block, std::int64_t n) const {
     float set[L::Q];
     const int s[3] = {sx, sy, sz};
     if (!rebuiltPreCollision(link, s, timeWeight, set)) return Rebuilt{0.0f, true};
-    collide(set);
+    collide(set, link.levelShift > 0 ? relaxationTimeOfFiner(link.block, 2 * sx + link.offset[0], 2 * sy + link.offset[1],
+                                                             2 * sz + link.offset[2])
+                                     : relaxationTime(block, n));
     return Rebuilt{set[q], false};
   }
 
@@ -604,7 +627,7 @@ struct AmrLevelStep {
       } else if (from == kFromSolid) {
         bounce = true;
       } else {
-        const Rebuilt rebuilt = crossLevelPopulation(q, link, s[0], s[1], s[2]);
+        const Rebuilt rebuilt = crossLevelPopulation(q, link, s[0], s[1], s[2], block, n);
         bounce = rebuilt.solid;
         value = rebuilt.value;
       }
@@ -663,7 +686,7 @@ struct AmrLevelStep {
       OCTO_UNROLL
       for (int q = 0; q < L::Q; ++q) pre[static_cast<unsigned>(q) * stride] = g[q];
     }
-    collide(g);
+    collide(g, relaxationTime(block, n));
     float* target = state.post[1 - current] + block * std::int64_t{L::Q} * count + n;
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) target[static_cast<unsigned>(q) * stride] = g[q];
@@ -1076,6 +1099,85 @@ struct AmrMoments {
     out[totalPoints + 3 * index] = u.x;
     out[totalPoints + 3 * index + 1] = u.y;
     out[totalPoints + 3 * index + 2] = u.z;
+  }
+};
+
+// The CSM model's part of the relaxation time of each point of a level's blocks (AmrLbmLevels::
+// eddy), from the velocity gradient of the level's current state: central differences over the
+// axis neighbours, which lie in the block or, across its face, in a block of the same level (the
+// copies of a point that blocks share get the same bits); one-sided with the point's own velocity
+// where a neighbour is solid, beyond a wall or on another level; zero where both are. A point's
+// velocity is that of its post-collision populations (pointMoments): the uniform solver's CSM reads
+// the same, the velocity its previous collision recorded.
+template <class L>
+struct AmrEddyStep {
+  AmrLbmLevels state;
+  const std::int32_t* levelBlocks = nullptr;
+  int level = 0;
+  float constant = lbm::Les::kCsmConstant;  // C'
+
+  OCTO_HD bool solidAt(std::int64_t block, std::int64_t n) const {
+    return state.solid && state.solid[block * state.pointCount() + n] != 0;
+  }
+
+  // The velocity of the point `side` (-1 or +1) along `axis` from point x of `block`; false where
+  // none of this level is fluid there. Beyond the block, the block across the face holds it, or,
+  // where x lies on the block's faces along the other axes, a block across an edge or corner there:
+  // when the block across the face is of another level, one beside it may be of this one (and the
+  // copies of x in the blocks around must find the same neighbours).
+  OCTO_HD bool neighbourVelocity(std::int32_t block, const int (&x)[3], int axis, int side, lbm::Vector3& u) const {
+    const int B = state.blockNodes;
+    int c[3] = {x[0], x[1], x[2]};
+    c[axis] += side;
+    std::int32_t holder = block;
+    if (c[axis] < 0 || c[axis] >= B) {
+      const int other[2] = {(axis + 1) % 3, (axis + 2) % 3};
+      const RegionLink* found = nullptr;
+      for (int across = 0; across < 4 && !found; ++across) {
+        int probe[3] = {c[0], c[1], c[2]};
+        bool valid = true;
+        for (int o = 0; o < 2; ++o) {
+          if (!((across >> o) & 1)) continue;
+          const int a = other[o];
+          valid = valid && (x[a] == 0 || x[a] == B - 1);
+          probe[a] = x[a] == 0 ? -1 : B;
+        }
+        if (!valid) continue;
+        const RegionLink& link = state.blocks[block].links[regionIndex(regionOf(probe[0], B), regionOf(probe[1], B), regionOf(probe[2], B))];
+        if (link.block >= 0 && link.levelShift == 0) found = &link;
+      }
+      if (!found) return false;
+      holder = found->block;
+      for (int a = 0; a < 3; ++a) c[a] += found->offset[a];
+    }
+    const std::int64_t n = state.point(c[0], c[1], c[2]);
+    if (solidAt(holder, n)) return false;
+    u = pointMoments<L>(state, state.post[state.parity[level]], holder, n, level).u;
+    return true;
+  }
+
+  OCTO_HD void operator()(std::int64_t index) const {
+    const int B = state.blockNodes;
+    const std::int64_t count = state.pointCount();
+    const std::int32_t block = levelBlocks[index / count];
+    const std::int64_t n = index % count;
+    float& out = state.eddy[block * count + n];
+    if (solidAt(block, n)) {
+      out = 0.0f;
+      return;
+    }
+    const int x[3] = {static_cast<int>(n % B), static_cast<int>((n / B) % B), static_cast<int>(n / (std::int64_t{B} * B))};
+    const lbm::Vector3 own = pointMoments<L>(state, state.post[state.parity[level]], block, n, level).u;
+    lbm::VelocityGradient gradient;
+    for (int axis = 0; axis < 3; ++axis) {
+      lbm::Vector3 lower = own, upper = own;
+      const bool below = neighbourVelocity(block, x, axis, -1, lower);
+      const bool above = neighbourVelocity(block, x, axis, 1, upper);
+      const float scale = below && above ? 0.5f : 1.0f;
+      for (int component = 0; component < 3; ++component)
+        gradient.g[component][axis] = scale * (upper[component] - lower[component]);
+    }
+    out = 3.0f * lbm::csmEddyViscosity(gradient, constant);
   }
 };
 

@@ -18,51 +18,57 @@ TEST(AmrLbm, SplitClassAndSortedKernelsComputeWhatTheNaiveKernelComputes) {
   // Three levels, walls on two axes, a body force and a solid sphere across a level 1-2 interface:
   // every path of the step (fine interface points beside solid coarse points included). The
   // split launches the same point updates in another order, each on the same inputs: equal bits.
-  Octree tree({3, 2, 2}, {true, false, false}, 2);
-  tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0})});
-  tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
-  const AmrKernel kernels[] = {AmrKernel::Naive, AmrKernel::Split, AmrKernel::Classes, AmrKernel::Sorted,
-                               AmrKernel::Whole};
-  constexpr int runs = 5;
-  std::vector<float> density[runs], velocity[runs];
-  for (int run = 0; run < runs; ++run) {
-    AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.58);
-    settings.acceleration = {1e-5, 0.0, 0.0};
-    settings.kernel = kernels[run];
-    AmrLbm amr(tree, settings, [](const double (&x)[3]) {
-      return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
-    });
-    const InitialState initial = [](const double (&x)[3], float& rho, float (&u)[3]) {
-      rho = static_cast<float>(1.0 + 0.001 * std::cos(0.3 * x[2]));
-      u[0] = 0.02f;
-      u[1] = static_cast<float>(0.01 * std::sin(0.2 * x[0]));
-      u[2] = 0.0f;
-    };
-    amr.initialise(initial);
-    amr.advance(2);  // 8 steps of level 2: every path has run, at both time weights
-    amr.fetchMoments(density[run], velocity[run]);
-    // Every fluid point steps: none keeps its state from one step to the next under the body force
-    // (a fine interface point whose coarse neighbours were partly solid once froze).
-    std::vector<float> nextDensity, nextVelocity;
-    amr.advance(1);
-    amr.fetchMoments(nextDensity, nextVelocity);
-    const int B = amr.layout().blockNodes;
-    long long unchanged = 0;
-    for (std::size_t b = 0; b < amr.layout().blocks.size(); ++b)
-      for (int p = 0; p < B * B * B; ++p) {
-        double x[3];
-        amr.position(static_cast<int>(b), p % B, (p / B) % B, p / (B * B), x);
-        if ((x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0) continue;
-        const std::size_t point = b * static_cast<std::size_t>(B * B * B) + static_cast<std::size_t>(p);
-        if (nextVelocity[3 * point] == velocity[run][3 * point] && nextVelocity[3 * point + 1] == velocity[run][3 * point + 1] &&
-            nextVelocity[3 * point + 2] == velocity[run][3 * point + 2])
-          ++unchanged;
-      }
-    EXPECT_EQ(unchanged, 0);
-  }
-  for (int run = 1; run < runs; ++run) {
-    EXPECT_EQ(density[0], density[run]) << "kernel " << run;
-    EXPECT_EQ(velocity[0], velocity[run]) << "kernel " << run;
+  // Without an LES model, and with CSM (each point's relaxation time from the velocity gradient,
+  // the sources rebuilt across levels with theirs).
+  for (const lbm::LesModel les : {lbm::LesModel::None, lbm::LesModel::Csm}) {
+    SCOPED_TRACE(les == lbm::LesModel::Csm ? "csm" : "no LES model");
+    Octree tree({3, 2, 2}, {true, false, false}, 2);
+    tree.refine({tree.findLeaf(BlockKey{0, 1, 0, 0})});
+    tree.refine({tree.findLeaf(BlockKey{1, 3, 1, 1})});
+    const AmrKernel kernels[] = {AmrKernel::Naive, AmrKernel::Split, AmrKernel::Classes, AmrKernel::Sorted,
+                                 AmrKernel::Whole};
+    constexpr int runs = 5;
+    std::vector<float> density[runs], velocity[runs];
+    for (int run = 0; run < runs; ++run) {
+      AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.58);
+      settings.acceleration = {1e-5, 0.0, 0.0};
+      settings.kernel = kernels[run];
+      settings.les = lbm::Les{les, lbm::Les::kCsmConstant};
+      AmrLbm amr(tree, settings, [](const double (&x)[3]) {
+        return (x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0;
+      });
+      const InitialState initial = [](const double (&x)[3], float& rho, float (&u)[3]) {
+        rho = static_cast<float>(1.0 + 0.001 * std::cos(0.3 * x[2]));
+        u[0] = 0.02f;
+        u[1] = static_cast<float>(0.01 * std::sin(0.2 * x[0]));
+        u[2] = 0.0f;
+      };
+      amr.initialise(initial);
+      amr.advance(2);  // 8 steps of level 2: every path has run, at both time weights
+      amr.fetchMoments(density[run], velocity[run]);
+      // Every fluid point steps: none keeps its state from one step to the next under the body force
+      // (a fine interface point whose coarse neighbours were partly solid once froze).
+      std::vector<float> nextDensity, nextVelocity;
+      amr.advance(1);
+      amr.fetchMoments(nextDensity, nextVelocity);
+      const int B = amr.layout().blockNodes;
+      long long unchanged = 0;
+      for (std::size_t b = 0; b < amr.layout().blocks.size(); ++b)
+        for (int p = 0; p < B * B * B; ++p) {
+          double x[3];
+          amr.position(static_cast<int>(b), p % B, (p / B) % B, p / (B * B), x);
+          if ((x[0] - 24) * (x[0] - 24) + (x[1] - 8) * (x[1] - 8) + (x[2] - 8) * (x[2] - 8) < 25.0) continue;
+          const std::size_t point = b * static_cast<std::size_t>(B * B * B) + static_cast<std::size_t>(p);
+          if (nextVelocity[3 * point] == velocity[run][3 * point] && nextVelocity[3 * point + 1] == velocity[run][3 * point + 1] &&
+              nextVelocity[3 * point + 2] == velocity[run][3 * point + 2])
+            ++unchanged;
+        }
+      EXPECT_EQ(unchanged, 0);
+    }
+    for (int run = 1; run < runs; ++run) {
+      EXPECT_EQ(density[0], density[run]) << "kernel " << run;
+      EXPECT_EQ(velocity[0], velocity[run]) << "kernel " << run;
+    }
   }
 }
 
@@ -252,4 +258,19 @@ TEST(AmrLbm, TheKernelComparisonsFormsRefuseOtherCollisionsThanBgk) {
     EXPECT_THROW(AmrLbm(Octree({1, 1, 1}, {true, true, true}, 0), settings), std::invalid_argument)
         << amrKernelName(kernel);
   }
+}
+
+TEST(AmrLbm, TheCsmModelRunsOnOneProcessOnly) {
+  // A point's velocity gradient reads the blocks of its level around it as they are before its
+  // step: a solver holding a run of the blocks (one MPI rank's) refuses the model.
+  AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
+  settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+  const Octree tree({2, 2, 2}, {true, true, true}, 0);
+  settings.owned = BlockRun{0, 4};
+  EXPECT_THROW(AmrLbm(tree, settings), std::invalid_argument);
+  settings.owned = BlockRun{};
+  AmrLbm whole(tree, settings);
+  std::vector<float> eddy;
+  whole.fetchEddyRelaxation(eddy);
+  EXPECT_EQ(eddy.size(), 8 * static_cast<std::size_t>(whole.layout().pointsPerBlock()));
 }

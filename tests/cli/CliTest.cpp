@@ -366,6 +366,24 @@ TEST_F(Cli, OctreeLbmRefusesMoreRanksThanBlocks) {
   EXPECT_FALSE(fs::exists(directory_ / "out")) << "a refused run created its output folder";
 }
 
+TEST_F(Cli, OctreeLbmRunsTheCsmModelOnOneProcessAndRefusesItOverRanks) {
+  // The seed's LES on the octree (MRT + CSM): a run on one process; over ranks a clear refusal
+  // naming the key, and nothing written.
+  writeCase("csm.toml", replaced(octoflow::testing::octreeSphereCase("csm", 6), "tau = 0.6\n",
+                                 "tau = 0.52\ncollision = \"mrt\"\nles = \"csm\"\n") +
+                            "[output]\nevery = 6\n");
+  const CommandResult one = runCli("run csm.toml --backend cpu --output one", directory_);
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  EXPECT_NE(one.output.find("D3Q19 mrt + CSM on an octree"), std::string::npos) << one.output;
+  EXPECT_TRUE(fs::exists(directory_ / "one" / "csm_amr_00000006.vthb"));
+  const CommandResult two = runCliOnTwoRanks("run csm.toml --backend cpu --output two", directory_);
+  EXPECT_EQ(two.exitCode, 2) << two.output;
+  EXPECT_NE(two.output.find("octoflow: error: csm.toml: lbm.les: the octree LBM runs the CSM model on one process"),
+            std::string::npos)
+      << two.output;
+  EXPECT_FALSE(fs::exists(directory_ / "two")) << "a refused run created its output folder";
+}
+
 // What every scaling run checks first (docs/PERFORMANCE.md): the same benchmark on 1, 2 and 8
 // ranks (the grid cut 1x1x2, then 2x2x2) ends in the same bits, and the fingerprint changes with
 // the state (two more steps).

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "AmrTestSupport.hpp"
@@ -19,13 +20,13 @@ namespace {
 
 // Runs the case on both backends; returns the largest change of the CPU run's velocity from its
 // initial field.
-double runBoth(lbm::LatticeKind lattice, lbm::CollisionKind collision, std::vector<float> (&density)[2], std::vector<float> (&velocity)[2],
-               std::array<double, 3> (&force)[2]) {
+double runBoth(lbm::LatticeKind lattice, lbm::CollisionKind collision, lbm::LesModel les, std::vector<float> (&density)[2],
+               std::vector<float> (&velocity)[2], std::array<double, 3> (&force)[2]) {
   double largestChange = 0.0;
   const Octree tree = test::threeLevelTree();
   for (int backend = 0; backend < 2; ++backend) {
-    const AmrLbmSettings settings =
-        test::threeLevelChannel(lattice, collision, backend == 0 ? exec::Backend::Cpu : exec::Backend::Cuda);
+    AmrLbmSettings settings = test::threeLevelChannel(lattice, collision, backend == 0 ? exec::Backend::Cpu : exec::Backend::Cuda);
+    settings.les = lbm::Les{les, lbm::Les::kCsmConstant};
     AmrLbm amr(tree, settings, test::threeLevelSphere);
     const InitialState initial = test::threeLevelStart;
     amr.initialise(initial);
@@ -55,17 +56,22 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
   struct Model {
     lbm::LatticeKind lattice;
     lbm::CollisionKind collision;
+    lbm::LesModel les = lbm::LesModel::None;
   };
+  // With CSM as the seed's cyclist runs it (MRT), and with BGK (whose block kernel steps the
+  // interface points too).
   for (const Model& model : {Model{lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk},
                              Model{lbm::LatticeKind::D3Q27, lbm::CollisionKind::Bgk},
                              Model{lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt},
                              Model{lbm::LatticeKind::D3Q19, lbm::CollisionKind::Mrt},
-                             Model{lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt}}) {
+                             Model{lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt},
+                             Model{lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt, lbm::LesModel::Csm},
+                             Model{lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, lbm::LesModel::Csm}}) {
     const lbm::LatticeKind lattice = model.lattice;
-    SCOPED_TRACE(lbm::collisionName(model.collision));
+    SCOPED_TRACE(std::string(lbm::collisionName(model.collision)) + (model.les == lbm::LesModel::Csm ? ", csm" : ""));
     std::vector<float> density[2], velocity[2];
     std::array<double, 3> force[2];
-    const double change = runBoth(lattice, model.collision, density, velocity, force);
+    const double change = runBoth(lattice, model.collision, model.les, density, velocity, force);
     ASSERT_EQ(density[0].size(), density[1].size());
     double worstDensity = 0.0, worstVelocity = 0.0;
     for (std::size_t p = 0; p < density[0].size(); ++p) {
@@ -74,9 +80,9 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
         worstVelocity = std::max(worstVelocity, double(std::abs(velocity[0][3 * p + c] - velocity[1][3 * p + c])));
       }
     }
-    std::printf("%s %s, 3 levels, 200 steps: largest |CPU - CUDA| density %.2e, velocity %.2e (the flow changed by "
-                "up to %.3f)\n", lbm::latticeName(lattice), lbm::collisionName(model.collision), worstDensity, worstVelocity,
-                change);
+    std::printf("%s %s%s, 3 levels, 200 steps: largest |CPU - CUDA| density %.2e, velocity %.2e (the flow changed by "
+                "up to %.3f)\n", lbm::latticeName(lattice), lbm::collisionName(model.collision),
+                model.les == lbm::LesModel::Csm ? " + csm" : "", worstDensity, worstVelocity, change);
     EXPECT_GT(change, 0.01);  // the flow developed (the sphere, the walls): not a comparison of still states
     // FP32 on both; nvcc contracts multiply-adds into FMAs that g++ rounds twice: differences of a
     // few ulps per step that the flow carries along, far below the flow's own variations (1e-3).
@@ -96,7 +102,8 @@ TEST(AmrLbmParity, CudaMatchesTheCpuReferenceOnThreeLevels) {
 // levels with a sphere, (1) D3Q19 with walls and a body force, (2) D3Q27 with the Smagorinsky
 // model, a velocity inlet and an outflow face (level 1 touches the inlet), (3) = (1) on mother-leaf
 // blocks of 33^3 points, (4) two levels with blocks stepped whole, (5) D3Q27 on three nested levels,
-// each with blocks stepped whole, no solid points (as `octoflow bench amr --levels 3`): the
+// each with blocks stepped whole, no solid points (as `octoflow bench amr --levels 3`), (6) = (1)
+// with the CSM model: the
 // inner/shell split, the two on streams, the 26 templated shell classes, the shells sorted by kind
 // (their finer sources rebuilt apart) and the blocks stepped whole.
 TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
@@ -104,7 +111,7 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
   const AmrKernel kernels[] = {AmrKernel::Naive, AmrKernel::Split, AmrKernel::Streams, AmrKernel::Classes,
                                AmrKernel::Sorted, AmrKernel::Whole};
   constexpr int runs = 6;
-  for (int setup = 0; setup < 5; ++setup) {
+  for (int setup = 0; setup < 6; ++setup) {
     const bool open = setup == 1;
     // Setup 3: setup 1 on mother-leaf blocks (leaves of 32 cells, 33^3 points), twice the size.
     const bool mother = setup == 2;
@@ -127,6 +134,7 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
       settings.kernel = kernels[run];
       settings.leafCells = mother ? 32 : 16;
       if (nested) settings.lattice = lbm::LatticeKind::D3Q27;
+      if (setup == 5) settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
       if (open) {
         settings.lattice = lbm::LatticeKind::D3Q27;
         settings.les.model = lbm::LesModel::Smagorinsky;
