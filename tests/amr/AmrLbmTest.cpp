@@ -41,7 +41,8 @@ TEST(AmrLbm, OneLevelIsTheUniformSolver) {
   // every face) = the uniform solver on a 32^3 periodic grid, with each collision operator.
   const double tau = 0.7;
   // With the CSM model too: the uniform solver keeps the velocities its gradients read in FP16
-  // (StreamCollide.hpp), the octree takes them from its populations in FP32.
+  // (StreamCollide.hpp), the octree takes them from its populations in FP32 (2.4e-7 apart after the
+  // 40 steps, in which the model moves the velocity by 1.6e-4).
   struct Run {
     int leafCells;
     lbm::CollisionKind collision;
@@ -107,7 +108,7 @@ TEST(AmrLbm, OneLevelIsTheUniformSolver) {
           }
     // The same collision on the same populations: the uniform solver forms its output moments in
     // another order, a float ulp or two of 1 apart.
-    EXPECT_LT(worst, csm ? 1e-3 : 5e-7) << lbm::latticeName(lattice);
+    EXPECT_LT(worst, csm ? 2e-6 : 5e-7) << lbm::latticeName(lattice);
     if (csm) std::printf("%s: largest difference with CSM %.2e\n", lbm::latticeName(lattice), worst);
   }
 }
