@@ -1105,7 +1105,7 @@ struct AmrMoments {
 // The CSM model's part of the relaxation time of each point of a level's blocks (AmrLbmLevels::
 // eddy), from the velocity gradient of the level's current state: central differences over the
 // axis neighbours, which lie in the block or, across its face, in a block of the same level (the
-// copies of a point that blocks share get the same bits); one-sided with the point's own velocity
+// copies of a point that blocks share read the same neighbours); one-sided with the point's own velocity
 // where a neighbour is solid, beyond a wall or on another level; zero where both are. A point's
 // velocity is that of its post-collision populations (pointMoments): the uniform solver's CSM reads
 // the same, the velocity its previous collision recorded.
