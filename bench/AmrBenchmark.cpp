@@ -148,6 +148,9 @@ int runAmrBenchmark(const AmrFlags& flags) {
   settings.collision = collisionOption(flags.collision);
   settings.les = lbm::Les{lesOption(flags.les)};
   if (settings.les.model == lbm::LesModel::Csm) settings.les.constant = lbm::Les::kCsmConstant;
+  if (settings.les.model == lbm::LesModel::Csm && worldRanks() > 1)
+    throw InputError("--les", "", "the octree LBM runs csm on one process, not over " + std::to_string(worldRanks()) +
+                                      " MPI ranks");
   if (!amr::amrKernelRuns(settings.kernel, settings.collision))
     throw InputError("--kernel", "", "the " + flags.kernel + " kernel runs bgk only: use whole or sorted with " + flags.collision);
   settings.tau = 0.6;

@@ -382,6 +382,10 @@ TEST_F(Cli, OctreeLbmRunsTheCsmModelOnOneProcessAndRefusesItOverRanks) {
             std::string::npos)
       << two.output;
   EXPECT_FALSE(fs::exists(directory_ / "two")) << "a refused run created its output folder";
+  const CommandResult bench = runCliOnTwoRanks("bench amr --backend cpu --les csm --steps 1", directory_);
+  EXPECT_EQ(bench.exitCode, 2) << bench.output;
+  EXPECT_NE(bench.output.find("--les: the octree LBM runs csm on one process, not over 2 MPI ranks"), std::string::npos)
+      << bench.output;
 }
 
 // What every scaling run checks first (docs/PERFORMANCE.md): the same benchmark on 1, 2 and 8
