@@ -7,7 +7,9 @@
 // rank): it prints each rank's run, the load balance and the time in exchanges too. With --regrids
 // it then times regrids as a run makes them (the state handed over, a solver of the new octree
 // built and adopting it), between the octree and one with half of its finest families
-// merged. Passes or fails nothing.
+// merged. --collision and --les pick the operator and the LES model (csm: one process; its eddy pass
+// is not counted in the bytes of an update, so its roofline fraction reads as the step's time
+// against the plain step's bytes). Passes or fails nothing.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -191,6 +191,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
     if (static_cast<std::size_t>(ownedCount_) != wholeCount)
       throw std::invalid_argument("the octree LBM runs the CSM model on one process, not over MPI ranks");
     eddy_ = exec::Buffer<float>(space, blockCount * static_cast<std::size_t>(points));
+    eddy_.setZero();  // every value is made before it is read (stepLevel); zero until then
     state_.eddy = eddy_.data();
   }
   state_.blocks = blocks_.data();
@@ -301,6 +302,7 @@ void AmrLbm::makeEddy(int level) {
 
 void AmrLbm::fetchEddyRelaxation(std::vector<float>& eddy) {
   if (!state_.eddy) throw std::logic_error("AmrLbm::fetchEddyRelaxation: the solver runs no CSM model");
+  if (!post_[0].data()) throw std::logic_error("AmrLbm::fetchEddyRelaxation: the solver handed its state over (handOver)");
   for (int level = 0; level < layout_.levels; ++level) makeEddy(level);
   eddy.resize(eddy_.size());
   eddy_.copyTo(eddy.data(), eddy.size());

@@ -215,15 +215,16 @@ std::string AmrLbmCase::describe() const {
 }
 
 // Populations twice, the pre-collision copies of the blocks read across levels (at most twice
-// more), moments and the level-0 view where the solver lives, the obstacle mask; a level-0 node's
-// share of them (the run sizes memory by level-0 nodes).
+// more), moments and the level-0 view where the solver lives, the obstacle mask, CSM's eddy parts;
+// a level-0 node's share of them (the run sizes memory by level-0 nodes).
 sim::MemoryNeeds AmrLbmCase::memoryNeeds(exec::Backend backend) const {
   const BlockLayout layout = leafBlocks(*octree, leafCells);
   const double points = static_cast<double>(layout.blocks.size()) * static_cast<double>(layout.pointsPerBlock());
   const double sources = static_cast<double>(layout.crossLevelSources()) * static_cast<double>(layout.pointsPerBlock());
   const double q = lbm::latticeQ(flow.config.lattice);
   const double nodes = static_cast<double>(flow.config.extent.cellCount());
-  const double working = points * (2.0 * q * 4.0 + 16.0 + 1.0) + sources * 2.0 * q * 4.0 + nodes * (16.0 + 8.0);
+  const double eddy = flow.config.les.model == lbm::LesModel::Csm ? 4.0 : 0.0;
+  const double working = points * (2.0 * q * 4.0 + 16.0 + 1.0 + eddy) + sources * 2.0 * q * 4.0 + nodes * (16.0 + 8.0);
   sim::MemoryNeeds needs;
   needs.workingBytesPerNode = working / nodes;
   // Host: the block fields and the level-0 view, and a checkpoint's copy of the populations.

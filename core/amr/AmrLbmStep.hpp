@@ -304,8 +304,9 @@ struct AmrLevelStep {
 
   // The pre-collision populations of point s of this level, rebuilt from the level `link` leads to
   // (s in this block's frame, the linked block holding the point; a coarser one read at `time`
-  // between its old and current state). False where the source is solid.
-  OCTO_HD OCTO_NOINLINE bool rebuiltPreCollision(const RegionLink& link, const int (&s)[3], float time,
+  // between its old and current state), rescaled with `finerEddy` (rescaleToLevel). False where the
+  // source is solid.
+  OCTO_HD OCTO_NOINLINE bool rebuiltPreCollision(const RegionLink& link, const int (&s)[3], float time, float finerEddy,
                                                 float (&set)[L::Q]) const {
     OCTO_UNROLL
     for (int r = 0; r < L::Q; ++r) set[r] = 0.0f;
@@ -321,7 +322,7 @@ struct AmrLevelStep {
         addPreCollision(set, link.block, sourceLevel, i, j, k, weight, time);
       });
     }
-    rescaleToLevel(link.levelShift, set);
+    rescaleToLevel(link.levelShift, set, finerEddy);
     return true;
   }
 
@@ -363,9 +364,13 @@ struct AmrLevelStep {
   }
 
   // Pre-collision populations of a point of level `level + levelShift` made this level's: the
-  // non-equilibrium part rescaled (the caller collides them with this level's relaxation).
-  OCTO_HD void rescaleToLevel(int levelShift, float (&set)[L::Q]) const {
+  // non-equilibrium part rescaled (the caller collides them with this level's relaxation), by the
+  // two levels' relaxation times: with CSM each with the eddy part of the point, `finerEddy` on the
+  // finer level and twice that on the coarser (relaxationTimeWith); else the molecular ones.
+  OCTO_HD void rescaleToLevel(int levelShift, float (&set)[L::Q], float finerEddy) const {
     const int sourceLevel = level + levelShift;
+    const float sourceTau = relaxationTimeWith(sourceLevel, levelShift > 0, finerEddy);
+    const float targetTau = relaxationTimeWith(level, levelShift < 0, finerEddy);
     float rho;
     lbm::Vector3 u;
     lbm::moments<L>(set, state.acceleration[sourceLevel], rho, u);
@@ -383,7 +388,7 @@ struct AmrLevelStep {
     if constexpr (std::is_same_v<C, lbm::Bgk>) {
       // One factor for all of f_neq, applied population by population: no array of equilibria (the
       // interface kernels, most of a multi-level step, keep their registers).
-      const float scale = lbm::Bgk::nonEquilibriumScale(ratio, state.tau[sourceLevel], state.tau[level]);
+      const float scale = lbm::Bgk::nonEquilibriumScale(ratio, sourceTau, targetTau);
       const lbm::Vector3 fix = momentumFix(scale);
       OCTO_UNROLL
       for (int r = 0; r < L::Q; ++r) {
@@ -399,7 +404,7 @@ struct AmrLevelStep {
       }
       const C collision = state.template collision<C>();
       const lbm::Vector3 fix = momentumFix(
-          collision.template rescaleNonEquilibrium<L>(set, ratio, state.tau[sourceLevel], state.tau[level]));
+          collision.template rescaleNonEquilibrium<L>(set, ratio, sourceTau, targetTau));
       OCTO_UNROLL
       for (int r = 0; r < L::Q; ++r) set[r] += equilibrium[r] + L::w(r) * lbm::velocityDot<L>(r, fix);
     }
@@ -413,28 +418,34 @@ struct AmrLevelStep {
     collision.template collideAt<L>(tau, g, state.acceleration[level]);
   }
 
+  // CSM's eddy part of the relaxation time of point n of `block` (0 without CSM).
+  OCTO_HD OCTO_INLINE float eddyAt(std::int64_t block, std::int64_t n) const {
+    return state.eddy ? state.eddy[block * state.pointCount() + n] : 0.0f;
+  }
+
+  // The relaxation time on level `at` of a point whose eddy part on the finer of two levels is
+  // `finerEddy`: the level's own, plus that part, or twice it on the coarser level (`coarser`):
+  // nu_t = C |S| in lattice units, and |S| doubles with the time step.
+  OCTO_HD OCTO_INLINE float relaxationTimeWith(int at, bool coarser, float finerEddy) const {
+    return state.tau[at] + (coarser ? 2.0f * finerEddy : finerEddy);
+  }
+
   // The relaxation time of point n of `block` (of this level): the level's, with CSM plus the
   // point's eddy part.
   OCTO_HD OCTO_INLINE float relaxationTime(std::int64_t block, std::int64_t n) const {
     return state.eddy ? state.tau[level] + state.eddy[block * state.pointCount() + n] : state.tau[level];
   }
 
-  // The relaxation time a point of the finer block `fineBlock` is collided with on this level (a
-  // source rebuilt for a coarse point's pull): with CSM its eddy part made this level's, twice the
-  // finer one (nu_t = C |S| in lattice units, and |S| doubles with the time step).
-  OCTO_HD OCTO_INLINE float relaxationTimeOfFiner(std::int32_t fineBlock, int c0, int c1, int c2) const {
-    return state.eddy ? state.tau[level] + 2.0f * state.eddy[fineBlock * state.pointCount() + state.point(c0, c1, c2)]
-                      : state.tau[level];
-  }
-
   // The post-collision populations, on this level, of point c of the finer block `fineBlock` (a
-  // point a coarse point of this level pulls from): rebuilt and collided, as a pull does it.
+  // point a coarse point of this level pulls from): rebuilt and collided, as a pull does it (with
+  // CSM, with the fine point's eddy part made this level's).
   OCTO_HD void rebuiltFromFiner(std::int32_t fineBlock, int c0, int c1, int c2, float (&set)[L::Q]) const {
     OCTO_UNROLL
     for (int r = 0; r < L::Q; ++r) set[r] = 0.0f;
     addPreCollision(set, fineBlock, level + 1, c0, c1, c2, 1.0f, -1.0f);
-    rescaleToLevel(1, set);
-    collide(set, relaxationTimeOfFiner(fineBlock, c0, c1, c2));
+    const float finerEddy = eddyAt(fineBlock, state.point(c0, c1, c2));
+    rescaleToLevel(1, set, finerEddy);
+    collide(set, relaxationTimeWith(level, true, finerEddy));
   }
 
   // f*_q at point s of this level, rebuilt from another level (`solid`: the source is solid, the
@@ -444,16 +455,18 @@ struct AmrLevelStep {
     float value;
     bool solid;
   };
-  // A source on a finer level is collided as rebuiltFromFiner does it; one interpolated from a
-  // coarser level with the relaxation time of the point pulling it (point n of `block`).
+  // With CSM, a source on a finer level takes the eddy part of its fine point (as rebuiltFromFiner),
+  // one interpolated from a coarser level that of the point pulling it (point n of `block`).
   OCTO_HD OCTO_NOINLINE Rebuilt crossLevelPopulation(int q, const RegionLink& link, int sx, int sy, int sz,
                                                      std::int32_t block, std::int64_t n) const {
     float set[L::Q];
     const int s[3] = {sx, sy, sz};
-    if (!rebuiltPreCollision(link, s, timeWeight, set)) return Rebuilt{0.0f, true};
-    collide(set, link.levelShift > 0 ? relaxationTimeOfFiner(link.block, 2 * sx + link.offset[0], 2 * sy + link.offset[1],
-                                                             2 * sz + link.offset[2])
-                                     : relaxationTime(block, n));
+    const bool finer = link.levelShift > 0;
+    const float finerEddy =
+        finer ? eddyAt(link.block, state.point(2 * sx + link.offset[0], 2 * sy + link.offset[1], 2 * sz + link.offset[2]))
+              : eddyAt(block, n);
+    if (!rebuiltPreCollision(link, s, timeWeight, finerEddy, set)) return Rebuilt{0.0f, true};
+    collide(set, relaxationTimeWith(level, finer, finerEddy));
     return Rebuilt{set[q], false};
   }
 
@@ -483,7 +496,7 @@ struct AmrLevelStep {
     float g[L::Q];
     OCTO_UNROLL
     for (int q = 0; q < L::Q; ++q) g[q] = time < 1.0f ? (1.0f - time) * old[q] + time * now[q] : now[q];
-    rescaleToLevel(-1, g);
+    rescaleToLevel(-1, g, eddyAt(block, n));
     // The coarser block holding the point reads its block across the side the point lies on: the
     // block's slot, with no test.
     finishPoint(block, state.sourceSlot[block], n, g);

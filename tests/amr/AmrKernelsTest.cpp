@@ -20,6 +20,7 @@ TEST(AmrLbm, SplitClassAndSortedKernelsComputeWhatTheNaiveKernelComputes) {
   // split launches the same point updates in another order, each on the same inputs: equal bits.
   // Without an LES model, and with CSM (each point's relaxation time from the velocity gradient,
   // the sources rebuilt across levels with theirs).
+  std::vector<float> withoutModel;  // the naive kernel's velocities with no LES model
   for (const lbm::LesModel les : {lbm::LesModel::None, lbm::LesModel::Csm}) {
     SCOPED_TRACE(les == lbm::LesModel::Csm ? "csm" : "no LES model");
     Octree tree({3, 2, 2}, {true, false, false}, 2);
@@ -69,6 +70,10 @@ TEST(AmrLbm, SplitClassAndSortedKernelsComputeWhatTheNaiveKernelComputes) {
       EXPECT_EQ(density[0], density[run]) << "kernel " << run;
       EXPECT_EQ(velocity[0], velocity[run]) << "kernel " << run;
     }
+    if (les == lbm::LesModel::None)
+      withoutModel = velocity[0];
+    else
+      EXPECT_NE(velocity[0], withoutModel);  // the model acted
   }
 }
 

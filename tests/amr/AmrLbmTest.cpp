@@ -175,8 +175,8 @@ TEST(AmrLbm, CsmGivesTheCopiesOfAPointThatBlocksOfALevelShareOneRelaxationTime) 
   // Blocks that touch share the points on their faces (node-centred): central differences across
   // the face make each copy's gradient from the same values (the copies' states agree to float
   // rounding: a few ulps apart where the paths of the blocks around differ), so the copies keep one
-  // relaxation time. One-sided differences at block faces would give a curved field's copies two,
-  // tens of per cent apart.
+  // relaxation time. One-sided differences at block faces gave copies 7.4e-4 apart here (14 % of
+  // the largest eddy part); central ones 4e-6.
   AmrLbmSettings settings = test::threeLevelChannel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, exec::Backend::Cpu);
   settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
   AmrLbm amr(test::threeLevelTree(), settings, test::threeLevelSphere);
