@@ -153,10 +153,30 @@ if want amr; then
       done
     done
   done
+  # The LES models on the octree: the step with and without CSM (its eddy pass), BGK and MRT.
+  for collision in bgk mrt; do
+    for levels in 1 3; do
+      for les in none csm; do
+        echo "== whole D3Q27 $collision les=$les, $levels level(s)"
+        build-gpu/bin/octoflow bench amr --backend cuda --lattice D3Q27 --collision $collision --les $les --levels $levels --steps 200
+      done
+    done
+  done
   build-gpu/bin/octoflow run data/cases/sphere_re100_amr.toml --backend cuda --output "$logs/sphere_amr" 2>&1 | tail -2
   tail -3 "$logs/sphere_amr/forces.csv"
+  # The sphere with CSM in place of the Smagorinsky model, with BGK and with MRT (the mean drag of
+  # the last quarter: bench/sphere_time_to_solution.sh's measure).
+  for collision in bgk mrt; do
+    sed -e 's/^les = "smagorinsky".*/les = "csm"/' -e "s/^lattice = \(.*\)/lattice = \1\ncollision = \"$collision\"/" \
+      data/cases/sphere_re100_amr.toml > "$logs/sphere_csm_$collision.toml"
+    echo "== sphere Re 100, $collision + csm"
+    build-gpu/bin/octoflow run "$logs/sphere_csm_$collision.toml" --backend cuda --output "$logs/sphere_csm_$collision" 2>&1 | tail -2
+    awk -F, 'NR == 1 { for (c = 1; c <= NF; ++c) if ($c == "cd") col = c; next } { cd[++n] = $col }
+             END { from = int(0.75 * n) + 1; s = 0; for (i = from; i <= n; ++i) s += cd[i]; printf "mean cd of the last quarter %.4f\n", s / (n - from + 1) }' \
+      "$logs/sphere_csm_$collision/forces.csv"
+  done
 } > "$logs/amr.txt" 2>&1
-grep -E "^==|ms a step|copy|PASSED|FAILED|done:" "$logs/amr.txt"
+grep -E "^==|ms a step|copy|PASSED|FAILED|done:|mean cd" "$logs/amr.txt"
 fi
 # The octree LBM over MPI ranks on this machine's GPU(s) (several GPUs: scaling_check.sh): the
 # DistributedAmr bits on CUDA under 2 ranks, the digest of 1 and 2 ranks, and the 2-rank bench.
