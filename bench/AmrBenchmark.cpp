@@ -148,8 +148,7 @@ int runAmrBenchmark(const AmrFlags& flags) {
     throw InputError("--kernel", "", "expected naive, split, streams, classes, sorted or whole, got '" + flags.kernel + "'");
   settings.lattice = lattice;
   settings.collision = collisionOption(flags.collision);
-  settings.les = lbm::Les{lesOption(flags.les)};
-  if (settings.les.model == lbm::LesModel::Csm) settings.les.constant = lbm::Les::kCsmConstant;
+  settings.les = lbm::Les::withDefaultConstant(lesOption(flags.les));
   if (settings.les.model == lbm::LesModel::Csm && worldRanks() > 1)
     throw InputError("--les", "", "the octree LBM runs csm on one process, not over " + std::to_string(worldRanks()) +
                                       " MPI ranks");

@@ -103,8 +103,7 @@ LbmBenchmarkResult runLbmBenchmark(const LbmBenchmarkOptions& options) {
   config.lattice = options.lattice;
   config.collision = options.collision;
   config.storage = options.storage;
-  config.les.model = options.les;
-  if (options.les == lbm::LesModel::Csm) config.les.constant = lbm::Les::kCsmConstant;
+  config.les = lbm::Les::withDefaultConstant(options.les);
   const int ranks = worldRanks();
   // Weak scaling grows the slowest axis (z; y in 2D), the one the ranks are cut along.
   const long long grown = options.weak ? size * ranks : size;

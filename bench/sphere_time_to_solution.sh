@@ -12,11 +12,7 @@ backend=${2:-cuda}
 out=${3:-out/sphere_re100}
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-meanCd() {  # the mean of column cd over the last quarter of the rows of a forces.csv
-  awk -F, 'NR == 1 { for (c = 1; c <= NF; ++c) if ($c == "cd") col = c; next }
-           { cd[++n] = $col }
-           END { from = int(0.75 * n) + 1; s = 0; for (i = from; i <= n; ++i) s += cd[i]; printf "%.4f", s / (n - from + 1) }' "$1"
-}
+meanCd() { "$here/bench/mean_cd.sh" "$1"; }  # the mean of cd over the last quarter of the rows
 
 declare -A seconds cd
 for kind in amr uniform; do

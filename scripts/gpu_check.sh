@@ -171,9 +171,7 @@ if want amr; then
       data/cases/sphere_re100_amr.toml > "$logs/sphere_csm_$collision.toml"
     echo "== sphere Re 100, $collision + csm"
     build-gpu/bin/octoflow run "$logs/sphere_csm_$collision.toml" --backend cuda --output "$logs/sphere_csm_$collision" 2>&1 | tail -2
-    awk -F, 'NR == 1 { for (c = 1; c <= NF; ++c) if ($c == "cd") col = c; next } { cd[++n] = $col }
-             END { from = int(0.75 * n) + 1; s = 0; for (i = from; i <= n; ++i) s += cd[i]; printf "mean cd of the last quarter %.4f\n", s / (n - from + 1) }' \
-      "$logs/sphere_csm_$collision/forces.csv"
+    echo "mean cd of the last quarter $(bench/mean_cd.sh "$logs/sphere_csm_$collision/forces.csv")"
   done
 } > "$logs/amr.txt" 2>&1
 grep -E "^==|ms a step|copy|PASSED|FAILED|done:|mean cd" "$logs/amr.txt"

@@ -156,6 +156,14 @@ struct Les {
                            // kCsmConstant (1/22) explicitly: this default is Smagorinsky's
   static constexpr float kCsmConstant = 1.0f / 22.0f;
 
+  // The model with its default constant: C_s = 0.16 for Smagorinsky, C' = 1/22 for CSM.
+  static Les withDefaultConstant(LesModel model) {
+    Les les;
+    les.model = model;
+    if (model == LesModel::Csm) les.constant = kCsmConstant;
+    return les;
+  }
+
   // The relaxation time that adds the Smagorinsky eddy viscosity nu_t = (C_s Delta)^2 |S| to
   // the molecular one, with |S| from the local non-equilibrium stress (Hou, Sterling, Chen &
   // Doolen, Fields Inst. Commun. 6, 151 (1996); Malaspinas & Sagaut, J. Fluid Mech. 700, 514

@@ -88,10 +88,9 @@ void readLbmTable(const CaseReader& reader, const io::CaseDescription& common, L
     result.config.trtMagic = static_cast<float>(reader.positive(*magic, "lbm.trt_magic"));
   }
   const std::string les = reader.choice(table, "lbm", "les", {"none", "smagorinsky", "csm"});
-  result.config.les.model = les == "smagorinsky" ? LesModel::Smagorinsky
-                         : les == "csm"       ? LesModel::Csm
-                                              : LesModel::None;
-  if (result.config.les.model == LesModel::Csm) result.config.les.constant = Les::kCsmConstant;
+  result.config.les = Les::withDefaultConstant(les == "smagorinsky" ? LesModel::Smagorinsky
+                                               : les == "csm"       ? LesModel::Csm
+                                                                    : LesModel::None);
   if (const toml::node* constant = table->get("les_constant")) {
     if (result.config.les.model == LesModel::None) reader.fail("lbm.les_constant", "set lbm.les first");
     result.config.les.constant = static_cast<float>(reader.positive(*constant, "lbm.les_constant"));

@@ -200,6 +200,13 @@ namespace {
 CommandResult runCliOnTwoRanks(const std::string& arguments, const fs::path& workingDirectory) {
   return octoflow::testing::runOctoflow(arguments, workingDirectory, 2);
 }
+
+// A run refused as bad input: exit code 2, `message` in its output, no `output` folder made.
+void expectRefused(const CommandResult& result, const std::string& message, const fs::path& output) {
+  EXPECT_EQ(result.exitCode, 2) << result.output;
+  EXPECT_NE(result.output.find(message), std::string::npos) << result.output;
+  EXPECT_FALSE(fs::exists(output)) << "a refused run created its output folder";
+}
 }  // namespace
 
 TEST_F(Cli, TwoMpiRanksWriteTheSameFilesAsOne) {
@@ -358,12 +365,8 @@ TEST_F(Cli, OctreeLbmRefusesMoreRanksThanBlocks) {
   writeCase("single.toml", replaced(replaced(octoflow::testing::octreeSphereCase("single", 5), "size = [32, 33, 33]",
                                              "size = [16, 17, 17]"),
                                     "refine_distance = 2.000000\n", "refine = \"none\"\n"));
-  const CommandResult run = runCliOnTwoRanks("run single.toml --backend cpu --output out", directory_);
-  EXPECT_EQ(run.exitCode, 2) << run.output;
-  EXPECT_NE(run.output.find("octoflow: error: single.toml: amr: the octree has 1 blocks, fewer than the 2 MPI ranks"),
-            std::string::npos)
-      << run.output;
-  EXPECT_FALSE(fs::exists(directory_ / "out")) << "a refused run created its output folder";
+  expectRefused(runCliOnTwoRanks("run single.toml --backend cpu --output out", directory_),
+                "octoflow: error: single.toml: amr: the octree has 1 blocks, fewer than the 2 MPI ranks", directory_ / "out");
 }
 
 TEST_F(Cli, OctreeLbmRunsTheCsmModelOnOneProcessAndRefusesItOverRanks) {
@@ -376,16 +379,10 @@ TEST_F(Cli, OctreeLbmRunsTheCsmModelOnOneProcessAndRefusesItOverRanks) {
   ASSERT_EQ(one.exitCode, 0) << one.output;
   EXPECT_NE(one.output.find("D3Q19 mrt + CSM on an octree"), std::string::npos) << one.output;
   EXPECT_TRUE(fs::exists(directory_ / "one" / "csm_amr_00000006.vthb"));
-  const CommandResult two = runCliOnTwoRanks("run csm.toml --backend cpu --output two", directory_);
-  EXPECT_EQ(two.exitCode, 2) << two.output;
-  EXPECT_NE(two.output.find("octoflow: error: csm.toml: lbm.les: the octree LBM runs the CSM model on one process"),
-            std::string::npos)
-      << two.output;
-  EXPECT_FALSE(fs::exists(directory_ / "two")) << "a refused run created its output folder";
-  const CommandResult bench = runCliOnTwoRanks("bench amr --backend cpu --les csm --steps 1", directory_);
-  EXPECT_EQ(bench.exitCode, 2) << bench.output;
-  EXPECT_NE(bench.output.find("--les: the octree LBM runs csm on one process, not over 2 MPI ranks"), std::string::npos)
-      << bench.output;
+  expectRefused(runCliOnTwoRanks("run csm.toml --backend cpu --output two", directory_),
+                "octoflow: error: csm.toml: lbm.les: the octree LBM runs the CSM model on one process", directory_ / "two");
+  expectRefused(runCliOnTwoRanks("bench amr --backend cpu --les csm --steps 1", directory_),
+                "--les: the octree LBM runs csm on one process, not over 2 MPI ranks", directory_ / "out");
 }
 
 // What every scaling run checks first (docs/PERFORMANCE.md): the same benchmark on 1, 2 and 8
