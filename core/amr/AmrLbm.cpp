@@ -186,10 +186,7 @@ AmrLbm::AmrLbm(const Octree& octree, const AmrLbmSettings& settings, const std::
   }
   moments_ = exec::Buffer<float>(space, 4 * blockCount * static_cast<std::size_t>(points));
   if (settings.les.model == lbm::LesModel::Csm) {
-    // A point's gradient reads its neighbours in the blocks of its level around it as they are
-    // before its step; over ranks those of another rank are not at hand then.
-    if (static_cast<std::size_t>(ownedCount_) != wholeCount)
-      throw std::invalid_argument("the octree LBM runs the CSM model on one process, not over MPI ranks");
+    // Made for the own blocks; over ranks the copies' come from their owners (onEddyMade).
     eddy_ = exec::Buffer<float>(space, blockCount * static_cast<std::size_t>(points));
     eddy_.setZero();  // every value is made before it is read (stepLevel); zero until then
     state_.eddy = eddy_.data();
@@ -289,15 +286,16 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
 void AmrLbm::makeEddy(int level) {
   const exec::Buffer<std::int32_t>& blocks = levelBlocks_[static_cast<std::size_t>(level)];
   const std::int64_t count = static_cast<std::int64_t>(blocks.size());
-  if (count == 0) return;
   const float constant = settings_.les.constant;
+  if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
-  if (settings_.backend == exec::Backend::Cuda) {
-    detail::eddyCuda(settings_.lattice, state_, blocks.data(), count, level, constant);
-    return;
-  }
+    if (settings_.backend == exec::Backend::Cuda)
+      detail::eddyCuda(settings_.lattice, state_, blocks.data(), count, level, constant);
+    else
 #endif
-  detail::eddyCpu(settings_.lattice, state_, blocks.data(), count, level, constant);
+      detail::eddyCpu(settings_.lattice, state_, blocks.data(), count, level, constant);
+  }
+  if (eddyMade_) eddyMade_(level);
 }
 
 void AmrLbm::fetchEddyRelaxation(std::vector<float>& eddy) {

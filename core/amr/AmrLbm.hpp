@@ -115,10 +115,15 @@ public:
   // Called after each sub-step of a level, with the level (its new state is in place: on CUDA,
   // queued on the default stream): where a run over ranks sends its blocks on.
   void onLevelStepped(std::function<void(int level)> stepped) { levelStepped_ = std::move(stepped); }
+  // With the CSM model: called each time the eddy parts of a level's own blocks are made (on every
+  // process alike, also where it owns none of the level's blocks), with the level: where a run
+  // over ranks sends them to the ranks that hold those blocks as copies.
+  void onEddyMade(std::function<void(int level)> made) { eddyMade_ = std::move(made); }
   // What the steps read and write, where the solver lives (device pointers on CUDA).
   const AmrLbmLevels& workingState() const { return state_; }
   // With the CSM model (les = "csm"): what it adds to each point's relaxation time (3 nu_t in the
-  // lattice units of the point's level), from the current state, per point of the blocks held.
+  // lattice units of the point's level), from the current state, per point of the blocks held
+  // (collective over ranks: onEddyMade brings the copies' values).
   void fetchEddyRelaxation(std::vector<float>& eddy);
   // The pre-collision slot of a block (AmrLbmLevels::sourceSlot), or -1.
   std::int32_t sourceSlot(int block) const { return slots_[static_cast<std::size_t>(block)]; }
@@ -281,6 +286,7 @@ private:
   exec::Buffer<AmrObstacleLink> workingLinks_;
   exec::Buffer<double> linkForces_;  // three values a link point
   std::function<void(int level)> levelStepped_;
+  std::function<void(int level)> eddyMade_;
 };
 
 // The sum of link forces (AmrLbm::obstacleForceByLink) in their order.

@@ -49,10 +49,6 @@ public:
     int worldRanks = 1;
     if (options.overMpi) MPI_Comm_size(MPI_COMM_WORLD, &worldRanks);
     overRanks_ = worldRanks > 1;
-    if (overRanks_ && amrCase.flow.config.les.model == lbm::LesModel::Csm)
-      throw InputError(description_.sourcePath, "lbm.les",
-                       "the octree LBM runs the CSM model on one process, not over MPI ranks: run it without mpirun, or "
-                       "with les = \"smagorinsky\"");
 #endif
     makeSolver(*amrCase.octree, amrCase.settings(options.backend), nullptr);
     describeBlocks();

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <unordered_set>
 
 #include "lbm/Lattice.hpp"
 #include "parallel/LayerCopy.hpp"
@@ -55,8 +56,9 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
     for (std::size_t peer = 0; peer < ranks; ++peer) {
       send_[level].push_back(messageOf(traffic.send[level][peer]));
       receive_[level].push_back(messageOf(traffic.receive[level][peer]));
-      largest[0][peer] = std::max(largest[0][peer], send_[level][peer].values());
-      largest[1][peer] = std::max(largest[1][peer], receive_[level][peer].values());
+      // A message's eddy parts are fewer than its populations (one value a point of the same boxes).
+      largest[0][peer] = std::max(largest[0][peer], send_[level][peer].values(Part::Populations));
+      largest[1][peer] = std::max(largest[1][peer], receive_[level][peer].values(Part::Populations));
     }
   bool fits = true;
   for (int way = 0; way < 2; ++way)
@@ -76,10 +78,9 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
     peers_.connect(communicator_, channels, host.hostOfRank, rank_);
     peerParity_.assign(ranks, 0);
   }
-  if (peers_.connected()) {  // messages are packed into the peers' inboxes and unpacked from this rank's
-    local_->onLevelStepped([this](int level) { exchange(level); });
-    return;
-  }
+  local_->onLevelStepped([this](int level) { exchange(level, Part::Populations); });
+  if (local_->workingState().eddy) local_->onEddyMade([this](int level) { exchange(level, Part::Eddy); });
+  if (peers_.connected()) return;  // messages are packed into the peers' inboxes and unpacked from this rank's
   staged_ = working != staging;
   for (std::size_t peer = 0; peer < ranks; ++peer) {
     sendWorking_[peer] = exec::Buffer<float>(working, largest[0][peer]);
@@ -88,7 +89,6 @@ DistributedAmrLbm::DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& o
     sendStaging_[peer] = exec::Buffer<float>(staging, largest[0][peer]);
     receiveStaging_[peer] = exec::Buffer<float>(staging, largest[1][peer]);
   }
-  local_->onLevelStepped([this](int level) { exchange(level); });
 }
 
 DistributedAmrLbm::~DistributedAmrLbm() {
@@ -106,7 +106,11 @@ const char* DistributedAmrLbm::haloPath() const {
 DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::BlockBox>& boxes) const {
   const int B = local_->layout().blockNodes;
   const std::int64_t Q = lbm::latticeQ(local_->settings().lattice), N = local_->layout().pointsPerBlock();
-  std::vector<std::int64_t> post, pre;
+  const bool eddy = local_->workingState().eddy != nullptr;
+  std::vector<std::int64_t> post, pre, eddyPoints;
+  // A point in several boxes (a post and a pre box of one block) sends its eddy part once: the
+  // first time in box order, which sender and receiver share (block numbers of the whole layout).
+  std::unordered_set<std::int64_t> eddySeen;
   for (const amr::BlockBox& box : boxes) {
     const std::int64_t block = heldIndex_.at(box.block);  // the box's block as the solver numbers it
     // Pre-collision state: the block's slot (other levels read it, so it has one).
@@ -118,80 +122,94 @@ DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::B
         for (int j = box.lo[1]; j <= box.hi[1]; ++j)
           for (int i = box.lo[0]; i <= box.hi[0]; ++i)
             index.push_back((slot * Q + q) * N + i + B * (j + std::int64_t{B} * k));
+    if (!eddy) continue;
+    for (int k = box.lo[2]; k <= box.hi[2]; ++k)
+      for (int j = box.lo[1]; j <= box.hi[1]; ++j)
+        for (int i = box.lo[0]; i <= box.hi[0]; ++i) {
+          const std::int64_t point = i + B * (j + std::int64_t{B} * k);
+          if (eddySeen.insert(box.block * N + point).second) eddyPoints.push_back(block * N + point);
+        }
   }
   const exec::MemorySpace space = exec::workingSpace(local_->settings().backend);
-  Message message{exec::Buffer<std::int64_t>(space, post.size()), exec::Buffer<std::int64_t>(space, pre.size())};
+  Message message{exec::Buffer<std::int64_t>(space, post.size()), exec::Buffer<std::int64_t>(space, pre.size()),
+                  exec::Buffer<std::int64_t>(space, eddyPoints.size())};
   if (!post.empty()) message.postIndex.copyFrom(post.data(), post.size());
   if (!pre.empty()) message.preIndex.copyFrom(pre.data(), pre.size());
+  if (!eddyPoints.empty()) message.eddyIndex.copyFrom(eddyPoints.data(), eddyPoints.size());
   return message;
 }
 
-void DistributedAmrLbm::copyMessage(const Message& message, int level, float* working, bool pack) {
+void DistributedAmrLbm::copyMessage(const Message& message, Part part, int level, float* working, bool pack) {
   const amr::AmrLbmLevels& state = local_->workingState();
   const int parity = state.parity[level];
-  const IndexedCopy parts[2] = {{state.post[parity], working, message.postIndex.data(), pack},
-                                {state.pre[parity], working + message.postIndex.size(), message.preIndex.data(), pack}};
-  const Index counts[2] = {static_cast<Index>(message.postIndex.size()), static_cast<Index>(message.preIndex.size())};
-  for (int part = 0; part < 2; ++part) {
-    if (counts[part] == 0) continue;
+  const IndexedCopy populations[2] = {{state.post[parity], working, message.postIndex.data(), pack},
+                                      {state.pre[parity], working + message.postIndex.size(), message.preIndex.data(), pack}};
+  const IndexedCopy eddy[1] = {{state.eddy, working, message.eddyIndex.data(), pack}};
+  const Index counts[2] = {static_cast<Index>(part == Part::Eddy ? message.eddyIndex.size() : message.postIndex.size()),
+                           static_cast<Index>(part == Part::Eddy ? 0 : message.preIndex.size())};
+  const IndexedCopy* copies = part == Part::Eddy ? eddy : populations;
+  for (int n = 0; n < 2; ++n) {
+    if (counts[n] == 0) continue;
 #if OCTOFLOW_HAVE_CUDA
     if (local_->settings().backend == exec::Backend::Cuda) {
-      copyIndexedCuda(parts[part], counts[part]);
+      copyIndexedCuda(copies[n], counts[n]);
       continue;
     }
 #endif
-    copyIndexedCpu(parts[part], counts[part]);
+    copyIndexedCpu(copies[n], counts[n]);
   }
 }
 
-void DistributedAmrLbm::exchange(int level) {
+void DistributedAmrLbm::exchange(int level, Part part) {
   const std::vector<Message>& send = send_[static_cast<std::size_t>(level)];
   const std::vector<Message>& receive = receive_[static_cast<std::size_t>(level)];
   bool any = false;
-  for (std::size_t peer = 0; peer < send.size(); ++peer) any = any || send[peer].values() || receive[peer].values();
+  for (std::size_t peer = 0; peer < send.size(); ++peer) any = any || send[peer].values(part) || receive[peer].values(part);
   if (!any) return;
+  const int tag = tagOf(level, part);
   const auto started = std::chrono::steady_clock::now();
   if (peers_.connected()) {
-    exchangeOverCudaIpc(send, receive, level);
+    exchangeOverCudaIpc(send, receive, level, part);
     ++traffic_.exchanges;
     traffic_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return;
   }
   std::vector<MPI_Request> requests;
   for (int peer = 0; peer < ranks_; ++peer) {
-    const std::size_t p = static_cast<std::size_t>(peer), values = receive[p].values();
+    const std::size_t p = static_cast<std::size_t>(peer), values = receive[p].values(part);
     if (values == 0) continue;
     requests.emplace_back();
     float* inbox = staged_ ? receiveStaging_[p].data() : receiveWorking_[p].data();
-    check(MPI_Irecv(inbox, static_cast<int>(values), MPI_FLOAT, peer, level, communicator_, &requests.back()), "MPI_Irecv");
+    check(MPI_Irecv(inbox, static_cast<int>(values), MPI_FLOAT, peer, tag, communicator_, &requests.back()), "MPI_Irecv");
   }
   for (int peer = 0; peer < ranks_; ++peer) {
-    const std::size_t p = static_cast<std::size_t>(peer), values = send[p].values();
+    const std::size_t p = static_cast<std::size_t>(peer), values = send[p].values(part);
     if (values == 0) continue;
     // Packed after the sub-step's kernels (default stream); the copy to the host waits for it.
-    copyMessage(send[p], level, sendWorking_[p].data(), true);
+    copyMessage(send[p], part, level, sendWorking_[p].data(), true);
     float* outbox = sendWorking_[p].data();
     if (staged_) {
       exec::copyBytes(sendStaging_[p].data(), outbox, values * sizeof(float));
       outbox = sendStaging_[p].data();
     }
     requests.emplace_back();
-    check(MPI_Isend(outbox, static_cast<int>(values), MPI_FLOAT, peer, level, communicator_, &requests.back()), "MPI_Isend");
+    check(MPI_Isend(outbox, static_cast<int>(values), MPI_FLOAT, peer, tag, communicator_, &requests.back()), "MPI_Isend");
     traffic_.bytesSent += static_cast<double>(values * sizeof(float));
   }
   check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   for (int peer = 0; peer < ranks_; ++peer) {
-    const std::size_t p = static_cast<std::size_t>(peer), values = receive[p].values();
+    const std::size_t p = static_cast<std::size_t>(peer), values = receive[p].values(part);
     if (values == 0) continue;
     if (staged_) exec::copyBytes(receiveWorking_[p].data(), receiveStaging_[p].data(), values * sizeof(float));
-    copyMessage(receive[p], level, receiveWorking_[p].data(), false);
+    copyMessage(receive[p], part, level, receiveWorking_[p].data(), false);
   }
   ++traffic_.exchanges;
   traffic_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 void DistributedAmrLbm::exchangeOverCudaIpc(const std::vector<Message>& send, const std::vector<Message>& receive,
-                                            int level) {
+                                            int level, Part part) {
+  const int tag = tagOf(level, part);
   // Packed into the peer's inbox half of this exchange on the legacy default stream: it waits for
   // the sub-step's kernels, which run on it or on blocking streams (amr/AmrLbmCuda.cu; a
   // non-blocking one would need an event here), and the next sub-step's kernels wait for the
@@ -199,26 +217,26 @@ void DistributedAmrLbm::exchangeOverCudaIpc(const std::vector<Message>& send, co
   // synchronised its stream (so had unpacked it) before its empty message of the last one.
   for (int peer = 0; peer < ranks_; ++peer) {
     const std::size_t p = static_cast<std::size_t>(peer);
-    if (send[p].values() == 0) continue;
-    copyMessage(send[p], level, reinterpret_cast<float*>(peers_.outbox(peer, peerParity_[p])), true);
-    traffic_.bytesSent += static_cast<double>(send[p].values() * sizeof(float));
+    if (send[p].values(part) == 0) continue;
+    copyMessage(send[p], part, level, reinterpret_cast<float*>(peers_.outbox(peer, peerParity_[p])), true);
+    traffic_.bytesSent += static_cast<double>(send[p].values(part) * sizeof(float));
   }
   exec::synchronizeStream(nullptr);  // the copies have landed, and this rank's last unpacking is done
   std::vector<MPI_Request> requests;
   for (int peer = 0; peer < ranks_; ++peer) {
     const std::size_t p = static_cast<std::size_t>(peer);
-    if (send[p].values() == 0 && receive[p].values() == 0) continue;
+    if (send[p].values(part) == 0 && receive[p].values(part) == 0) continue;
     requests.emplace_back();
-    check(MPI_Irecv(nullptr, 0, MPI_FLOAT, peer, level, communicator_, &requests.back()), "MPI_Irecv");
+    check(MPI_Irecv(nullptr, 0, MPI_FLOAT, peer, tag, communicator_, &requests.back()), "MPI_Irecv");
     requests.emplace_back();
-    check(MPI_Isend(nullptr, 0, MPI_FLOAT, peer, level, communicator_, &requests.back()), "MPI_Isend");
+    check(MPI_Isend(nullptr, 0, MPI_FLOAT, peer, tag, communicator_, &requests.back()), "MPI_Isend");
   }
   check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   for (int peer = 0; peer < ranks_; ++peer) {
     const std::size_t p = static_cast<std::size_t>(peer);
-    if (send[p].values() == 0 && receive[p].values() == 0) continue;
-    if (receive[p].values())
-      copyMessage(receive[p], level, reinterpret_cast<float*>(peers_.inbox(peer, peerParity_[p])), false);
+    if (send[p].values(part) == 0 && receive[p].values(part) == 0) continue;
+    if (receive[p].values(part))
+      copyMessage(receive[p], part, level, reinterpret_cast<float*>(peers_.inbox(peer, peerParity_[p])), false);
     peerParity_[p] = 1 - peerParity_[p];
   }
 }

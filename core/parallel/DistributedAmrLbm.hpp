@@ -109,7 +109,7 @@ public:
   std::array<double, 3> obstacleForce();
 
   // What has travelled so far: exchanges (one a sub-step of a level that has blocks to send or
-  // receive), bytes sent by this rank, host seconds in them (copies and MPI).
+  // receive, and with CSM one more for their eddy parts), bytes sent by this rank, host seconds in them (copies and MPI).
   struct Traffic {
     std::int64_t exchanges = 0;
     double bytesSent = 0.0, seconds = 0.0;
@@ -122,7 +122,11 @@ public:
 private:
   DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
                     const std::function<std::unique_ptr<amr::AmrLbm>(const amr::AmrLbmSettings&)>& make);
-  void exchange(int level);
+  // What an exchange moves: the populations of a level's blocks after a sub-step, or (CSM) their
+  // eddy parts once made.
+  enum class Part { Populations, Eddy };
+  void exchange(int level, Part part);
+  static int tagOf(int level, Part part) { return part == Part::Eddy ? amr::kMaxLevels + level : level; }
   // hostCopyFor(next), leaving out the blocks on hand (`onHand`: adoptedBlocks; null: none), and
   // none is then an empty copy, not an error.
   amr::AmrLbmHandOver hostCopyFor(const amr::Octree& next, const std::vector<std::int32_t>* onHand);
@@ -132,17 +136,20 @@ private:
   template <class T>
   void gatherRuns(const T* mine, std::int64_t perBlock, bool slotsOnly, std::vector<T>& whole, int root);
   // Where the values of a message lie in the post- and pre-collision arrays (positions from the
-  // arrays' starts; the message: the post values, then the pre ones), where the solver lives.
+  // arrays' starts; the message: the post values, then the pre ones), and with CSM in the eddy
+  // parts (each point of the boxes once), where the solver lives.
   struct Message {
-    exec::Buffer<std::int64_t> postIndex, preIndex;
-    std::size_t values() const { return postIndex.size() + preIndex.size(); }
+    exec::Buffer<std::int64_t> postIndex, preIndex, eddyIndex;
+    std::size_t values(Part part) const {
+      return part == Part::Eddy ? eddyIndex.size() : postIndex.size() + preIndex.size();
+    }
   };
   Message messageOf(const std::vector<amr::BlockBox>& boxes) const;
-  // Packs (or unpacks) a message between the solver's current state of `level` and `working`.
-  void copyMessage(const Message& message, int level, float* working, bool pack);
+  // Packs (or unpacks) a message's `part` between the solver's current state of `level` and `working`.
+  void copyMessage(const Message& message, Part part, int level, float* working, bool pack);
   // The exchange when the ranks' GPUs reach each other's memory: packed into the peers' inboxes, an
   // empty MPI message to every peer of the level says the copies have landed, unpacked from here.
-  void exchangeOverCudaIpc(const std::vector<Message>& send, const std::vector<Message>& receive, int level);
+  void exchangeOverCudaIpc(const std::vector<Message>& send, const std::vector<Message>& receive, int level, Part part);
 
   // A duplicate of the run's communicator, freed with the solver (also when its constructor throws).
   struct Communicator {

@@ -264,18 +264,3 @@ TEST(AmrLbm, TheKernelComparisonsFormsRefuseOtherCollisionsThanBgk) {
         << amrKernelName(kernel);
   }
 }
-
-TEST(AmrLbm, TheCsmModelRunsOnOneProcessOnly) {
-  // A point's velocity gradient reads the blocks of its level around it as they are before its
-  // step: a solver holding a run of the blocks (one MPI rank's) refuses the model.
-  AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q19, 0.6);
-  settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
-  const Octree tree({2, 2, 2}, {true, true, true}, 0);
-  settings.owned = BlockRun{0, 4};
-  EXPECT_THROW(AmrLbm(tree, settings), std::invalid_argument);
-  settings.owned = BlockRun{};
-  AmrLbm whole(tree, settings);
-  std::vector<float> eddy;
-  whole.fetchEddyRelaxation(eddy);
-  EXPECT_EQ(eddy.size(), 8 * static_cast<std::size_t>(whole.layout().pointsPerBlock()));
-}

@@ -198,6 +198,19 @@ TEST(DistributedAmr, SortedShellsWithMrtOnD3Q27AreBitIdenticalToOneRank) {
                       11);
 }
 
+// CSM: a point's eddy part reads the points around it on its level as they are before its step,
+// and a coarse point rebuilt from a finer one takes the fine point's: the copies of other ranks'
+// blocks get theirs from their owners once made (DistributedAmrLbm::exchange, Part::Eddy).
+TEST(DistributedAmr, CsmWithMrtOnD3Q27IsBitIdenticalToOneRank) {
+  AmrLbmSettings settings = channel(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt, AmrKernel::Whole, exec::Backend::Cpu);
+  settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+  expectSameAsOneRank(settings, 11);
+  settings.lattice = lbm::LatticeKind::D3Q19;
+  settings.collision = lbm::CollisionKind::Bgk;
+  settings.kernel = AmrKernel::Sorted;
+  expectSameAsOneRank(settings, 9);
+}
+
 TEST(DistributedAmr, NaiveKernelIsBitIdenticalToOneRank) {
   expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, AmrKernel::Naive, exec::Backend::Cpu),
                       7);
@@ -214,6 +227,9 @@ TEST(DistributedAmr, CudaRanksAreBitIdenticalToOneCudaSolver) {
                         40, path);
     expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt, AmrKernel::Sorted, exec::Backend::Cuda),
                         40, path);
+    AmrLbmSettings csm = channel(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt, AmrKernel::Whole, exec::Backend::Cuda);
+    csm.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+    expectSameAsOneRank(csm, 40, path);
   }
 }
 
