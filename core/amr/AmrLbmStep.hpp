@@ -369,8 +369,8 @@ struct AmrLevelStep {
   // finer level and twice that on the coarser (relaxationTimeWith); else the molecular ones.
   OCTO_HD void rescaleToLevel(int levelShift, float (&set)[L::Q], float finerEddy) const {
     const int sourceLevel = level + levelShift;
-    const float sourceTau = relaxationTimeWith(sourceLevel, levelShift > 0, finerEddy);
-    const float targetTau = relaxationTimeWith(level, levelShift < 0, finerEddy);
+    const float sourceTau = relaxationTimeWith(sourceLevel, levelShift < 0, finerEddy);
+    const float targetTau = relaxationTimeWith(level, levelShift > 0, finerEddy);
     float rho;
     lbm::Vector3 u;
     lbm::moments<L>(set, state.acceleration[sourceLevel], rho, u);
