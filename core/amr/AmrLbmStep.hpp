@@ -365,15 +365,18 @@ struct AmrLevelStep {
 
   // Pre-collision populations of a point of level `level + levelShift` made this level's: the
   // non-equilibrium part rescaled (the caller collides them with this level's relaxation), by the
-  // two levels' relaxation times: with CSM each with the eddy part of the point, `finerEddy` on the
-  // finer level and twice that on the coarser (relaxationTimeWith); else the molecular ones.
+  // two levels' effective relaxation times: each level's own plus the eddy part of the point,
+  // `finerEddy` on the finer level and twice that on the coarser (relaxationTimeWith). CSM passes
+  // the point's; Smagorinsky takes it from the state itself (smagorinskyFinerEddy); without a
+  // model it is 0.
   OCTO_HD void rescaleToLevel(int levelShift, float (&set)[L::Q], float finerEddy) const {
     const int sourceLevel = level + levelShift;
-    const float sourceTau = relaxationTimeWith(sourceLevel, levelShift < 0, finerEddy);
-    const float targetTau = relaxationTimeWith(level, levelShift > 0, finerEddy);
     float rho;
     lbm::Vector3 u;
     lbm::moments<L>(set, state.acceleration[sourceLevel], rho, u);
+    if (!state.eddy) finerEddy = smagorinskyFinerEddy(levelShift, set, rho, u);
+    const float sourceTau = relaxationTimeWith(sourceLevel, levelShift < 0, finerEddy);
+    const float targetTau = relaxationTimeWith(level, levelShift > 0, finerEddy);
     // The first moment of f_neq is -F/2 under Guo forcing (moments() adds it back): scaled, it would
     // be -scale F_s/2 where this level's collision expects -F_t/2, so the difference is put back
     // through the weights (sum_q w_q 3 c_q c_q = identity).
@@ -408,6 +411,22 @@ struct AmrLevelStep {
       OCTO_UNROLL
       for (int r = 0; r < L::Q; ++r) set[r] += equilibrium[r] + L::w(r) * lbm::velocityDot<L>(r, fix);
     }
+  }
+
+  // Smagorinsky: the eddy part of the relaxation time of a pre-collision state `set` of level
+  // `level + levelShift` (density rho, velocity u) on its own level, from its non-equilibrium
+  // stress as its collision finds it (lbm::Les::relaxationTime), made the finer level's (nu_t =
+  // (C_s Delta)^2 |S|: in lattice units the coarser level's is twice the finer's). Rescaled with
+  // the effective relaxation times, the state carries the same strain rate on the reading level,
+  // where the collision finds that level's eddy part from it again. 0 for the other models.
+  OCTO_HD OCTO_INLINE float smagorinskyFinerEddy(int levelShift, const float (&set)[L::Q], float rho,
+                                                 const lbm::Vector3& u) const {
+    const lbm::Les les = state.template collision<C>().les;
+    if (les.model != lbm::LesModel::Smagorinsky) return 0.0f;
+    const int sourceLevel = level + levelShift;
+    const float molecular = state.tau[sourceLevel];
+    const float eddy = les.template relaxationTime<L>(molecular, set, rho, u, state.acceleration[sourceLevel]) - molecular;
+    return levelShift > 0 ? eddy : 0.5f * eddy;
   }
 
   // Collides with relaxation time `tau` (relaxationTime). The operator is copied: read through a
