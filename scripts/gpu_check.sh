@@ -177,7 +177,8 @@ if want amr; then
 grep -E "^==|ms a step|copy|PASSED|FAILED|done:|mean cd" "$logs/amr.txt"
 fi
 # The octree LBM over MPI ranks on this machine's GPU(s) (several GPUs: scaling_check.sh): the
-# DistributedAmr bits on CUDA under 2 ranks, the digest of 1 and 2 ranks, and the 2-rank bench.
+# DistributedAmr bits on CUDA under 2 ranks, the digest of 1 and 2 ranks, and the 2-rank bench
+# (with and without CSM).
 if want amr-ranks && [ "$mpi" = ON ]; then
 {
   git rev-parse --short HEAD 2>/dev/null || echo "commit: unknown"
@@ -189,6 +190,8 @@ if want amr-ranks && [ "$mpi" = ON ]; then
   # The same 2 ranks with their messages through host memory and MPI instead of CUDA IPC.
   echo "OCTOFLOW_CUDA_IPC=0:"
   mpirun --oversubscribe -np 2 -x OCTOFLOW_CUDA_IPC=0 $amr
+  # MRT + CSM: the eddy parts travel in an exchange of their own each time a level's are made.
+  for n in 1 2; do mpirun --oversubscribe -np $n $amr --collision mrt --les csm; done
   # A run of the octree LBM (two regrids of the sphere's wake, forces) on 1 and 2 ranks.
   run="build-gpu/bin/octoflow run data/cases/sphere_wake_regrid_amr.toml --backend cuda --steps 320"
   for n in 1 2; do mpirun --oversubscribe -np $n $run --output "$logs/amr_run_$n" 2>&1 | grep -E "MPI ranks|done:"; done
