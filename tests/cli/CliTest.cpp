@@ -371,26 +371,40 @@ TEST_F(Cli, OctreeLbmRefusesMoreRanksThanBlocks) {
 
 TEST_F(Cli, OctreeLbmRunsTheCsmModelOverRanksAsOnOneProcess) {
   // The seed's LES on the octree (MRT + CSM) on one process and on two ranks: the same blocks, byte
-  // for byte, and the same benchmark digest.
-  writeCase("csm.toml", replaced(octoflow::testing::octreeSphereCase("csm", 6), "tau = 0.6\n",
-                                 "tau = 0.52\ncollision = \"mrt\"\nles = \"csm\"\n") +
-                            "[output]\nevery = 6\n");
-  const CommandResult one = runCli("run csm.toml --backend cpu --output one", directory_);
-  ASSERT_EQ(one.exitCode, 0) << one.output;
-  EXPECT_NE(one.output.find("D3Q19 mrt + CSM on an octree"), std::string::npos) << one.output;
-  const CommandResult two = runCliOnTwoRanks("run csm.toml --backend cpu --output two", directory_);
-  ASSERT_EQ(two.exitCode, 0) << two.output;
-  EXPECT_NE(two.output.find("2 MPI ranks"), std::string::npos) << two.output;
-  const fs::path blocks = directory_ / "one" / "csm_amr_00000006";
-  ASSERT_TRUE(fs::is_directory(blocks));
-  int compared = 0;
-  for (const auto& block : fs::directory_iterator(blocks)) {
-    EXPECT_EQ(octoflow::testing::fileContents(block.path()),
-              octoflow::testing::fileContents(directory_ / "two" / "csm_amr_00000006" / block.path().filename()))
-        << block.path();
-    ++compared;
+  // for byte, on a static octree of two levels and on one regridded from 8 leaves of level 0 to 64
+  // of level 1 after 3 steps (the ranks adopt their blocks, the eddy parts start again from the
+  // state); and the same benchmark digest.
+  const std::string csm = replaced(octoflow::testing::octreeSphereCase("csm", 6), "tau = 0.6\n",
+                                   "tau = 0.52\ncollision = \"mrt\"\nles = \"csm\"\n");
+  const std::string regridded =
+      replaced(csm, "refine_distance = 2.000000\n",
+               "refine = \"none\"\nregrid = \"vorticity\"\nregrid_every = 3\nregrid_threshold = 1e-6\n");
+  for (const auto& [name, text] : {std::pair{std::string("static"), csm}, std::pair{std::string("regridded"), regridded}}) {
+    SCOPED_TRACE(name);
+    writeCase(name + ".toml", text + "[output]\nevery = 6\n");
+    const CommandResult one = runCli("run " + name + ".toml --backend cpu --output one_" + name, directory_);
+    ASSERT_EQ(one.exitCode, 0) << one.output;
+    EXPECT_NE(one.output.find("D3Q19 mrt + CSM on an octree"), std::string::npos) << one.output;
+    const CommandResult two = runCliOnTwoRanks("run " + name + ".toml --backend cpu --output two_" + name, directory_);
+    ASSERT_EQ(two.exitCode, 0) << two.output;
+    EXPECT_NE(two.output.find("2 MPI ranks"), std::string::npos) << two.output;
+    const fs::path folder = directory_ / ("one_" + name) / "csm_amr_00000006";  // the case is named csm
+    ASSERT_TRUE(fs::is_directory(folder));
+    int compared = 0;
+    for (const auto& block : fs::directory_iterator(folder)) {
+      EXPECT_EQ(octoflow::testing::fileContents(block.path()),
+                octoflow::testing::fileContents(directory_ / ("two_" + name) / "csm_amr_00000006" /
+                                                block.path().filename()))
+          << block.path();
+      ++compared;
+    }
+    EXPECT_GT(compared, 8);
+    if (name == "regridded") {
+      const std::string octree = octoflow::testing::fileContents(directory_ / ("one_" + name) / "octree.csv");
+      EXPECT_EQ(octree.rfind("step,leaves,points,leaves_0,leaves_1\n3,6.400000000e+01,", 0), 0u) << octree;
+      EXPECT_EQ(octree, octoflow::testing::fileContents(directory_ / ("two_" + name) / "octree.csv"));
+    }
   }
-  EXPECT_GT(compared, 8);
   const std::string bench = "bench amr --backend cpu --lattice D3Q27 --collision mrt --les csm --leaves 4 --levels 2 --digest --steps 4";
   const CommandResult benchOne = runCli(bench, directory_), benchTwo = runCliOnTwoRanks(bench, directory_);
   ASSERT_EQ(benchOne.exitCode, 0) << benchOne.output;
