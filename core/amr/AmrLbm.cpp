@@ -266,7 +266,11 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
     // CSM: a level's eddy part from its state before it steps, and the finer level's, which this
     // level's pulls from it read: the finer level's first sub-step starts from that same state.
     if (level == 0 || timeWeight != 0.0f) makeEddy(level);
-    if (level + 1 < layout_.levels) makeEddy(level + 1);
+    if (level + 1 < layout_.levels) {
+      makeEddy(level + 1);
+      // Over ranks: the copies of other ranks' finer blocks whose points this level's pulls read.
+      if (eddyMade_) eddyMade_(level + 1);
+    }
   }
   if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
@@ -295,7 +299,6 @@ void AmrLbm::makeEddy(int level) {
 #endif
       detail::eddyCpu(settings_.lattice, state_, blocks.data(), count, level, constant);
   }
-  if (eddyMade_) eddyMade_(level);
 }
 
 void AmrLbm::fetchEddyRelaxation(std::vector<float>& eddy) {

@@ -115,15 +115,17 @@ public:
   // Called after each sub-step of a level, with the level (its new state is in place: on CUDA,
   // queued on the default stream): where a run over ranks sends its blocks on.
   void onLevelStepped(std::function<void(int level)> stepped) { levelStepped_ = std::move(stepped); }
-  // With the CSM model: called each time the eddy parts of a level's own blocks are made (on every
-  // process alike, also where it owns none of the level's blocks), with the level: where a run
-  // over ranks sends them to the ranks that hold those blocks as copies.
+  // With the CSM model: called when the eddy parts of a level's own blocks are made for the
+  // coarser level's step (whose pulls from the finer level read them: the only eddy parts a step
+  // reads outside its own blocks), on every process alike, also where it owns none of the level's
+  // blocks, with the level: where a run over ranks sends them to the ranks that hold those blocks
+  // as copies.
   void onEddyMade(std::function<void(int level)> made) { eddyMade_ = std::move(made); }
   // What the steps read and write, where the solver lives (device pointers on CUDA).
   const AmrLbmLevels& workingState() const { return state_; }
   // With the CSM model (les = "csm"): what it adds to each point's relaxation time (3 nu_t in the
   // lattice units of the point's level), from the current state, per point of the blocks held
-  // (collective over ranks: onEddyMade brings the copies' values).
+  // (over ranks: of the own blocks; a copy's values are what its owner last sent, or 0).
   void fetchEddyRelaxation(std::vector<float>& eddy);
   // The pre-collision slot of a block (AmrLbmLevels::sourceSlot), or -1.
   std::int32_t sourceSlot(int block) const { return slots_[static_cast<std::size_t>(block)]; }

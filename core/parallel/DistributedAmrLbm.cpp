@@ -108,8 +108,9 @@ DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::B
   const std::int64_t Q = lbm::latticeQ(local_->settings().lattice), N = local_->layout().pointsPerBlock();
   const bool eddy = local_->workingState().eddy != nullptr;
   std::vector<std::int64_t> post, pre, eddyPoints;
-  // A point in several boxes (a post and a pre box of one block) sends its eddy part once: the
-  // first time in box order, which sender and receiver share (block numbers of the whole layout).
+  // The eddy parts a coarser level's pulls read lie where they read the pre-collision state (the
+  // boxes of pre-collision values); a point in several boxes sends its eddy part once: the first
+  // time in box order, which sender and receiver share (block numbers of the whole layout).
   std::unordered_set<std::int64_t> eddySeen;
   for (const amr::BlockBox& box : boxes) {
     const std::int64_t block = heldIndex_.at(box.block);  // the box's block as the solver numbers it
@@ -122,7 +123,7 @@ DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::B
         for (int j = box.lo[1]; j <= box.hi[1]; ++j)
           for (int i = box.lo[0]; i <= box.hi[0]; ++i)
             index.push_back((slot * Q + q) * N + i + B * (j + std::int64_t{B} * k));
-    if (!eddy) continue;
+    if (!eddy || !box.preCollision) continue;
     for (int k = box.lo[2]; k <= box.hi[2]; ++k)
       for (int j = box.lo[1]; j <= box.hi[1]; ++j)
         for (int i = box.lo[0]; i <= box.hi[0]; ++i) {

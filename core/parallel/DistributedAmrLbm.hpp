@@ -109,7 +109,8 @@ public:
   std::array<double, 3> obstacleForce();
 
   // What has travelled so far: exchanges (one a sub-step of a level that has blocks to send or
-  // receive, and with CSM one more for their eddy parts), bytes sent by this rank, host seconds in them (copies and MPI).
+  // receive; with CSM one more a step of a level for the finer level's eddy parts), bytes sent by
+  // this rank, host seconds in them (copies and MPI).
   struct Traffic {
     std::int64_t exchanges = 0;
     double bytesSent = 0.0, seconds = 0.0;
@@ -122,8 +123,8 @@ public:
 private:
   DistributedAmrLbm(MPI_Comm communicator, const amr::Octree& octree, const amr::AmrLbmSettings& settings,
                     const std::function<std::unique_ptr<amr::AmrLbm>(const amr::AmrLbmSettings&)>& make);
-  // What an exchange moves: the populations of a level's blocks after a sub-step, or (CSM) their
-  // eddy parts once made.
+  // What an exchange moves: the populations of a level's blocks after a sub-step, or (CSM) the
+  // eddy parts of the points a coarser level's step reads (AmrLbm::onEddyMade).
   enum class Part { Populations, Eddy };
   void exchange(int level, Part part);
   static int tagOf(int level, Part part) { return part == Part::Eddy ? amr::kMaxLevels + level : level; }
@@ -137,7 +138,7 @@ private:
   void gatherRuns(const T* mine, std::int64_t perBlock, bool slotsOnly, std::vector<T>& whole, int root);
   // Where the values of a message lie in the post- and pre-collision arrays (positions from the
   // arrays' starts; the message: the post values, then the pre ones), and with CSM in the eddy
-  // parts (each point of the boxes once), where the solver lives.
+  // parts (each point of the pre-collision boxes once), where the solver lives.
   struct Message {
     exec::Buffer<std::int64_t> postIndex, preIndex, eddyIndex;
     std::size_t values(Part part) const {

@@ -371,14 +371,14 @@ TEST_F(Cli, OctreeLbmRefusesMoreRanksThanBlocks) {
 
 TEST_F(Cli, OctreeLbmRunsTheCsmModelOverRanksAsOnOneProcess) {
   // The seed's LES on the octree (MRT + CSM) on one process and on two ranks: the same blocks, byte
-  // for byte, on a static octree of two levels and on one regridded from 8 leaves of level 0 to 64
-  // of level 1 after 3 steps (the ranks adopt their blocks, the eddy parts start again from the
-  // state); and the same benchmark digest.
+  // for byte, on a static octree (every leaf of level 1) and on one of two levels regridded after 3
+  // steps (52 leaves of level 1 and 96 of level 2 become 4 and 480: the ranks adopt their blocks,
+  // the eddy parts start again from the state, coarse points pull from finer copies: without the
+  // ranks' eddy exchange its blocks differ); and the same benchmark digest.
   const std::string csm = replaced(octoflow::testing::octreeSphereCase("csm", 6), "tau = 0.6\n",
                                    "tau = 0.52\ncollision = \"mrt\"\nles = \"csm\"\n");
-  const std::string regridded =
-      replaced(csm, "refine_distance = 2.000000\n",
-               "refine = \"none\"\nregrid = \"vorticity\"\nregrid_every = 3\nregrid_threshold = 1e-6\n");
+  const std::string regridded = replaced(replaced(csm, "max_level = 1\n", "max_level = 2\n"), "refine_distance = 2.000000\n",
+                                        "refine_distance = 2.0\nregrid = \"vorticity\"\nregrid_every = 3\nregrid_threshold = 1e-5\n");
   for (const auto& [name, text] : {std::pair{std::string("static"), csm}, std::pair{std::string("regridded"), regridded}}) {
     SCOPED_TRACE(name);
     writeCase(name + ".toml", text + "[output]\nevery = 6\n");
@@ -401,7 +401,11 @@ TEST_F(Cli, OctreeLbmRunsTheCsmModelOverRanksAsOnOneProcess) {
     EXPECT_GT(compared, 8);
     if (name == "regridded") {
       const std::string octree = octoflow::testing::fileContents(directory_ / ("one_" + name) / "octree.csv");
-      EXPECT_EQ(octree.rfind("step,leaves,points,leaves_0,leaves_1\n3,6.400000000e+01,", 0), 0u) << octree;
+      EXPECT_EQ(octree.rfind("step,leaves,points,leaves_0,leaves_1,leaves_2\n3,4.840000000e+02,2.377892000e+06,0.000000000e+00,"
+                             "4.000000000e+00,4.800000000e+02\n",
+                             0),
+                0u)
+          << octree;
       EXPECT_EQ(octree, octoflow::testing::fileContents(directory_ / ("two_" + name) / "octree.csv"));
     }
   }
