@@ -290,15 +290,15 @@ void AmrLbm::stepLevel(int level, float timeWeight) {
 void AmrLbm::makeEddy(int level) {
   const exec::Buffer<std::int32_t>& blocks = levelBlocks_[static_cast<std::size_t>(level)];
   const std::int64_t count = static_cast<std::int64_t>(blocks.size());
+  if (count == 0) return;
   const float constant = settings_.les.constant;
-  if (count > 0) {
 #if OCTOFLOW_HAVE_CUDA
-    if (settings_.backend == exec::Backend::Cuda)
-      detail::eddyCuda(settings_.lattice, state_, blocks.data(), count, level, constant);
-    else
-#endif
-      detail::eddyCpu(settings_.lattice, state_, blocks.data(), count, level, constant);
+  if (settings_.backend == exec::Backend::Cuda) {
+    detail::eddyCuda(settings_.lattice, state_, blocks.data(), count, level, constant);
+    return;
   }
+#endif
+  detail::eddyCpu(settings_.lattice, state_, blocks.data(), count, level, constant);
 }
 
 void AmrLbm::fetchEddyRelaxation(std::vector<float>& eddy) {

@@ -143,12 +143,14 @@ DistributedAmrLbm::Message DistributedAmrLbm::messageOf(const std::vector<amr::B
 void DistributedAmrLbm::copyMessage(const Message& message, Part part, int level, float* working, bool pack) {
   const amr::AmrLbmLevels& state = local_->workingState();
   const int parity = state.parity[level];
-  const IndexedCopy populations[2] = {{state.post[parity], working, message.postIndex.data(), pack},
-                                      {state.pre[parity], working + message.postIndex.size(), message.preIndex.data(), pack}};
-  const IndexedCopy eddy[1] = {{state.eddy, working, message.eddyIndex.data(), pack}};
-  const Index counts[2] = {static_cast<Index>(part == Part::Eddy ? message.eddyIndex.size() : message.postIndex.size()),
-                           static_cast<Index>(part == Part::Eddy ? 0 : message.preIndex.size())};
-  const IndexedCopy* copies = part == Part::Eddy ? eddy : populations;
+  // The populations: the post values, then the pre ones; the eddy parts alone.
+  const bool eddy = part == Part::Eddy;
+  const IndexedCopy copies[2] = {
+      eddy ? IndexedCopy{state.eddy, working, message.eddyIndex.data(), pack}
+           : IndexedCopy{state.post[parity], working, message.postIndex.data(), pack},
+      IndexedCopy{state.pre[parity], working + message.postIndex.size(), message.preIndex.data(), pack}};
+  const Index counts[2] = {static_cast<Index>(eddy ? message.eddyIndex.size() : message.postIndex.size()),
+                           static_cast<Index>(eddy ? 0 : message.preIndex.size())};
   for (int n = 0; n < 2; ++n) {
     if (counts[n] == 0) continue;
 #if OCTOFLOW_HAVE_CUDA
