@@ -123,7 +123,7 @@ TEST(AmrLbm, CsmTakesTheVelocityGradientOfEveryPointOnEveryLevel) {
   Octree tree({2, 2, 2}, {false, false, false}, 1);
   tree.refine({tree.findLeaf(BlockKey{0, 0, 0, 0})});
   AmrLbmSettings settings = test::cpuSettings(lbm::LatticeKind::D3Q27, 0.6);
-  settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+  settings.les = lbm::Les::withDefaultConstant(lbm::LesModel::Csm);
   const auto inSphere = [](const double (&x)[3]) {
     const auto within = [&x](double c, double r) {
       return (x[0] - c) * (x[0] - c) + (x[1] - c) * (x[1] - c) + (x[2] - c) * (x[2] - c) < r * r;
@@ -179,7 +179,7 @@ TEST(AmrLbm, CsmGivesTheCopiesOfAPointThatBlocksOfALevelShareOneRelaxationTime) 
   // relaxation time. One-sided differences at block faces gave copies 7.4e-4 apart here (14 % of
   // the largest eddy part); central ones 4e-6.
   AmrLbmSettings settings = test::threeLevelChannel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Bgk, exec::Backend::Cpu);
-  settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+  settings.les = lbm::Les::withDefaultConstant(lbm::LesModel::Csm);
   AmrLbm amr(test::threeLevelTree(), settings, test::threeLevelSphere);
   amr.initialise(test::threeLevelStart);
   amr.advance(2);
@@ -211,7 +211,7 @@ TEST(AmrLbm, ACsmRunRestoredFromItsSnapshotGoesOnBitForBit) {
   // The eddy parts are made from the state before each use: a snapshot holds all a CSM run needs.
   const Octree tree = test::threeLevelTree();
   AmrLbmSettings settings = test::threeLevelChannel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Mrt, exec::Backend::Cpu);
-  settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+  settings.les = lbm::Les::withDefaultConstant(lbm::LesModel::Csm);
   AmrLbm straight(tree, settings, test::threeLevelSphere), restarted(tree, settings, test::threeLevelSphere);
   straight.initialise(test::threeLevelStart);
   straight.advance(3);

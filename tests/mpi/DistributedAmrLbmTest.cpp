@@ -203,7 +203,7 @@ TEST(DistributedAmr, SortedShellsWithMrtOnD3Q27AreBitIdenticalToOneRank) {
 // blocks get theirs from their owners once made (DistributedAmrLbm::exchange, Part::Eddy).
 TEST(DistributedAmr, CsmWithMrtOnD3Q27IsBitIdenticalToOneRank) {
   AmrLbmSettings settings = channel(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt, AmrKernel::Whole, exec::Backend::Cpu);
-  settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+  settings.les = lbm::Les::withDefaultConstant(lbm::LesModel::Csm);
   expectSameAsOneRank(settings, 11);
   settings.lattice = lbm::LatticeKind::D3Q19;
   settings.collision = lbm::CollisionKind::Bgk;
@@ -228,7 +228,7 @@ TEST(DistributedAmr, CudaRanksAreBitIdenticalToOneCudaSolver) {
     expectSameAsOneRank(channel(lbm::LatticeKind::D3Q19, lbm::CollisionKind::Trt, AmrKernel::Sorted, exec::Backend::Cuda),
                         40, path);
     AmrLbmSettings csm = channel(lbm::LatticeKind::D3Q27, lbm::CollisionKind::Mrt, AmrKernel::Whole, exec::Backend::Cuda);
-    csm.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+    csm.les = lbm::Les::withDefaultConstant(lbm::LesModel::Csm);
     expectSameAsOneRank(csm, 40, path);
   }
 }

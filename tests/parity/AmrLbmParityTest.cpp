@@ -134,7 +134,7 @@ TEST(AmrLbmGpu, EveryKernelFormGivesTheBitsOfTheNaiveKernel) {
       settings.kernel = kernels[run];
       settings.leafCells = mother ? 32 : 16;
       if (nested) settings.lattice = lbm::LatticeKind::D3Q27;
-      if (setup == 5) settings.les = lbm::Les{lbm::LesModel::Csm, lbm::Les::kCsmConstant};
+      if (setup == 5) settings.les = lbm::Les::withDefaultConstant(lbm::LesModel::Csm);
       if (open) {
         settings.lattice = lbm::LatticeKind::D3Q27;
         settings.les.model = lbm::LesModel::Smagorinsky;
